@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Per-source token buckets for handshake messages under load (reference §9;
+ * WP §5.3 leaves the policy to the implementation; the numbers are the
+ * Linux kernel's): each source may pass RATELIMITER_PACKETS_PER_SECOND
+ * (20) messages per second with a burst of RATELIMITER_BURST (5).  A
+ * source is an IPv4 address or an IPv6 /64 (one host usually owns a whole
+ * /64, so keying by the full address would let it mint buckets).
+ *
+ * Storage is fixed and embedded (RATELIMITER_BUCKETS x RATELIMITER_WAYS
+ * entries, about 130 KiB): a source hashes, with a per-instance random
+ * BLAKE2s key, to one bucket of RATELIMITER_WAYS entries; a new source
+ * takes a free or idle entry of its bucket, else evicts the bucket's entry
+ * that was used least recently.  An entry idle for a whole burst interval
+ * holds a full bucket, exactly like a new entry, so evicting it loses
+ * nothing; evicting an active entry can only give that source a fresh
+ * burst (5 packets), which is the bound an attacker gains.
+ *
+ * Pure: time comes in as `now` (ns), nothing is allocated, nothing logged.
+ * Not thread-safe (the daemon is one event loop).
+ */
+#ifndef WGD_DAEMON_CORE_RATELIMITER_H
+#define WGD_DAEMON_CORE_RATELIMITER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define RATELIMITER_PACKETS_PER_SECOND	20
+#define RATELIMITER_BURST		5
+#define RATELIMITER_BUCKETS		512	/* power of two */
+#define RATELIMITER_WAYS		8
+
+struct ratelimiter_entry {
+	uint64_t last;		/* ns of the last refill; 0 = entry free */
+	uint64_t tokens;	/* in ns of "credit"; one packet costs 1 s / 20 */
+	uint8_t key[9];		/* version (4 or 6) then 4 or 8 address bytes */
+};
+
+struct ratelimiter {
+	uint8_t hash_key[16];
+	struct ratelimiter_entry entries[RATELIMITER_BUCKETS * RATELIMITER_WAYS];
+};
+
+/* Empties the table and draws a new hash key; false if no random bytes. */
+bool ratelimiter_init(struct ratelimiter *rl);
+
+/* Wipes the table and key. */
+void ratelimiter_clear(struct ratelimiter *rl);
+
+/*
+ * Whether one more handshake message from this source may be processed at
+ * `now`; consumes a token when it returns true.  ip_version is 4 (addr has
+ * 4 bytes) or 6 (addr has 16 bytes, only the first 8 count); any other
+ * version is refused.  `now` must not go backwards by more than a caller's
+ * clock can (a monotonic clock); a smaller now simply adds no tokens.
+ */
+bool ratelimiter_allow(struct ratelimiter *rl, int ip_version, const uint8_t *addr, uint64_t now);
+
+#endif
