@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The configuration data model shared by the UAPI parser, printer and device. */
+#include "daemon/config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crypto/util.h"
+
+void config_device_init(struct config_device *dev)
+{
+	memset(dev, 0, sizeof(*dev));
+}
+
+static void config_peer_clear(struct config_peer *peer)
+{
+	free(peer->allowedips);
+	crypto_wipe(peer, sizeof(*peer));
+}
+
+void config_device_clear(struct config_device *dev)
+{
+	for (size_t i = 0; i < dev->peers_len; i++)
+		config_peer_clear(&dev->peers[i]);
+	/* The unused tail was zeroed at allocation and never written. */
+	free(dev->peers);
+	crypto_wipe(dev, sizeof(*dev));
+}
+
+/*
+ * Grows the peer array by doubling.  Not realloc(): the old block holds
+ * preshared keys, so it is wiped before it goes back to the allocator.
+ */
+static int config_grow_peers(struct config_device *dev)
+{
+	size_t cap = dev->peers_cap ? dev->peers_cap * 2 : 4;
+	struct config_peer *peers;
+
+	if (cap > SIZE_MAX / sizeof(*peers))
+		return -ENOMEM;
+	peers = calloc(cap, sizeof(*peers));
+	if (!peers)
+		return -ENOMEM;
+	if (dev->peers) {
+		memcpy(peers, dev->peers, dev->peers_len * sizeof(*peers));
+		crypto_wipe(dev->peers, dev->peers_len * sizeof(*peers));
+		free(dev->peers);
+	}
+	dev->peers = peers;
+	dev->peers_cap = cap;
+	return 0;
+}
+
+struct config_peer *config_device_add_peer(struct config_device *dev,
+					   const uint8_t public_key[CONFIG_KEY_LEN])
+{
+	struct config_peer *peer;
+
+	if (dev->peers_len == dev->peers_cap && config_grow_peers(dev) < 0)
+		return NULL;
+	peer = &dev->peers[dev->peers_len++];
+	memset(peer, 0, sizeof(*peer));
+	memcpy(peer->public_key, public_key, CONFIG_KEY_LEN);
+	return peer;
+}
+
+int config_peer_add_allowedip(struct config_peer *peer,
+			      const struct config_allowedip *aip)
+{
+	if (peer->allowedips_len == peer->allowedips_cap) {
+		size_t cap = peer->allowedips_cap ? peer->allowedips_cap * 2 : 4;
+		struct config_allowedip *a;
+
+		if (cap > SIZE_MAX / sizeof(*a))
+			return -ENOMEM;
+		/* Prefixes are not secret: realloc is fine here. */
+		a = realloc(peer->allowedips, cap * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		peer->allowedips = a;
+		peer->allowedips_cap = cap;
+	}
+	peer->allowedips[peer->allowedips_len++] = *aip;
+	return 0;
+}
+
+void config_allowedip_mask(struct config_allowedip *aip)
+{
+	unsigned int bits = aip->family == AF_INET ? 32 : 128;
+	unsigned int cidr = aip->cidr < bits ? aip->cidr : bits;
+
+	for (unsigned int i = 0; i < 16; i++) {
+		unsigned int first = i * 8;
+
+		if (first >= cidr)
+			aip->addr[i] = 0;
+		else if (cidr - first < 8)
+			aip->addr[i] &= (uint8_t)(0xff00u >> (cidr - first));
+	}
+}

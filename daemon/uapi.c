@@ -1,0 +1,640 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The text of the cross-platform userspace API (wireguard.com/xplatform
+ * "Configuration Protocol"): `set=1` messages in, `get=1` replies out.
+ *
+ * Lines are `key=value`.  Interface keys come first; every `public_key=`
+ * starts a peer section and all later keys belong to that peer.  The parser
+ * builds a struct config_device and applies nothing: the device applies a
+ * message only after its blank line, when all of it has been validated.
+ */
+#include "daemon/uapi.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <net/if.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crypto/util.h"
+
+/* ---- constant-time hex ---- */
+
+/* 1 if lo <= c <= hi, else 0, without a branch; c, lo, hi < 256. */
+static uint32_t ct_in_range(uint32_t c, uint32_t lo, uint32_t hi)
+{
+	/* (x - y) >> 31 is 1 exactly when x < y, for x, y < 2^31. */
+	uint32_t below_lo = (c - lo) >> 31;
+	uint32_t above_hi = (hi - c) >> 31;
+
+	return 1 ^ (below_lo | above_hi);
+}
+
+/* The value of one hex digit and, in *valid, 0 if it is not one. */
+static uint32_t ct_hex_digit(uint32_t c, uint32_t *valid)
+{
+	uint32_t is_dec = ct_in_range(c, '0', '9');
+	uint32_t is_low = ct_in_range(c, 'a', 'f');
+	uint32_t is_up = ct_in_range(c, 'A', 'F');
+
+	*valid &= is_dec | is_low | is_up;
+	return ((c - '0') & (0u - is_dec)) |
+	       ((c - 'a' + 10) & (0u - is_low)) |
+	       ((c - 'A' + 10) & (0u - is_up));
+}
+
+bool uapi_key_from_hex(uint8_t out[CONFIG_KEY_LEN], const char *hex, size_t len)
+{
+	uint32_t valid = 1;
+
+	/* The length is public: branching on it leaks nothing. */
+	if (len != 2 * CONFIG_KEY_LEN) {
+		crypto_wipe(out, CONFIG_KEY_LEN);
+		return false;
+	}
+	for (size_t i = 0; i < CONFIG_KEY_LEN; i++) {
+		uint32_t hi = ct_hex_digit((uint8_t)hex[2 * i], &valid);
+		uint32_t lo = ct_hex_digit((uint8_t)hex[2 * i + 1], &valid);
+
+		out[i] = (uint8_t)((hi << 4) | lo);
+	}
+	if (!valid)
+		crypto_wipe(out, CONFIG_KEY_LEN);
+	return valid;
+}
+
+/* '0'..'9' for 0..9, 'a'..'f' for 10..15: 'a' - '0' - 10 = 39. */
+static char ct_hex_char(uint32_t nibble)
+{
+	uint32_t is_letter = (9 - nibble) >> 31;
+
+	return (char)(nibble + '0' + (39 & (0u - is_letter)));
+}
+
+void uapi_key_to_hex(char out[2 * CONFIG_KEY_LEN], const uint8_t key[CONFIG_KEY_LEN])
+{
+	for (size_t i = 0; i < CONFIG_KEY_LEN; i++) {
+		out[2 * i] = ct_hex_char(key[i] >> 4);
+		out[2 * i + 1] = ct_hex_char(key[i] & 0xf);
+	}
+}
+
+/* ---- values ---- */
+
+struct span {
+	const char *p;
+	size_t len;
+};
+
+static bool span_is(struct span s, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return s.len == n && memcmp(s.p, lit, n) == 0;
+}
+
+/* Strict decimal: one or more digits, nothing else, value <= max.  Leading
+ * zeros are accepted, as Go's strconv.ParseUint (wireguard-go) does. */
+static bool parse_dec(struct span s, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (s.len == 0)
+		return false;
+	for (size_t i = 0; i < s.len; i++) {
+		unsigned int d = (uint8_t)s.p[i] - '0';
+
+		if (d > 9 || v > (max - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return true;
+}
+
+/* Copies s into a NUL-terminated buffer of size n; false if it does not fit. */
+static bool span_copy(char *buf, size_t n, struct span s)
+{
+	if (s.len >= n)
+		return false;
+	memcpy(buf, s.p, s.len);
+	buf[s.len] = '\0';
+	return true;
+}
+
+/* `[v6]` or `[v6%scope]`, the brackets already removed. */
+static int parse_ipv6_host(struct uapi_parser *p, struct span host,
+			   struct sockaddr_in6 *sin6)
+{
+	char buf[INET6_ADDRSTRLEN];
+	const char *pct = memchr(host.p, '%', host.len);
+	struct span addr = host;
+	uint64_t scope = 0;
+
+	if (pct) {
+		struct span sc = { pct + 1, host.len - (size_t)(pct + 1 - host.p) };
+		char name[IF_NAMESIZE];
+
+		addr.len = (size_t)(pct - host.p);
+		if (sc.len == 0)
+			return -EINVAL;
+		if (!parse_dec(sc, UINT32_MAX, &scope)) {
+			/* glibc's getnameinfo() in wg writes the interface
+			 * name for a link-local address. */
+			if (!span_copy(name, sizeof(name), sc) || !p->scope_index)
+				return -EINVAL;
+			scope = p->scope_index(name);
+			if (scope == 0)
+				return -EINVAL;
+		}
+	}
+	if (!span_copy(buf, sizeof(buf), addr) ||
+	    inet_pton(AF_INET6, buf, &sin6->sin6_addr) != 1)
+		return -EINVAL;
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_scope_id = (uint32_t)scope;
+	return 0;
+}
+
+/* `a.b.c.d:port`, `[v6]:port` or `[v6%scope]:port`, numeric only. */
+static int parse_endpoint(struct uapi_parser *p, struct span v,
+			  union config_endpoint *ep)
+{
+	const char *colon;
+	struct span host, port;
+	uint64_t portnum;
+	char buf[INET_ADDRSTRLEN];
+	int ret;
+
+	memset(ep, 0, sizeof(*ep));
+	if (v.len > 0 && v.p[0] == '[') {
+		const char *end = memchr(v.p, ']', v.len);
+
+		if (!end || (size_t)(end - v.p) + 1 >= v.len || end[1] != ':')
+			return -EINVAL;
+		host = (struct span){ v.p + 1, (size_t)(end - v.p - 1) };
+		port = (struct span){ end + 2, v.len - (size_t)(end + 2 - v.p) };
+		if (!parse_dec(port, UINT16_MAX, &portnum))
+			return -EINVAL;
+		ret = parse_ipv6_host(p, host, &ep->in6);
+		if (ret < 0)
+			return ret;
+		ep->in6.sin6_port = htons((uint16_t)portnum);
+		return 0;
+	}
+	/* An unbracketed address with more than one ':' is an IPv6 one
+	 * without brackets, which inet_pton(AF_INET) rejects below. */
+	colon = NULL;
+	for (size_t i = v.len; i > 0 && !colon; i--)
+		if (v.p[i - 1] == ':')
+			colon = &v.p[i - 1];
+	if (!colon)
+		return -EINVAL;
+	host = (struct span){ v.p, (size_t)(colon - v.p) };
+	port = (struct span){ colon + 1, v.len - (size_t)(colon + 1 - v.p) };
+	if (!parse_dec(port, UINT16_MAX, &portnum) ||
+	    !span_copy(buf, sizeof(buf), host) ||
+	    inet_pton(AF_INET, buf, &ep->in.sin_addr) != 1)
+		return -EINVAL;
+	ep->in.sin_family = AF_INET;
+	ep->in.sin_port = htons((uint16_t)portnum);
+	return 0;
+}
+
+/*
+ * `ip/cidr` or `-ip/cidr`.  The prefix length is mandatory and has no
+ * leading zeros (as Go's netip.ParsePrefix).  Host bits beyond the prefix
+ * are accepted and cleared, as the kernel and wireguard-go do when they
+ * insert a prefix; wg itself always sends canonical prefixes.
+ */
+static int parse_allowedip(struct span v, struct config_allowedip *aip)
+{
+	char buf[INET6_ADDRSTRLEN];
+	const char *slash;
+	struct span addr, bits;
+	uint64_t cidr;
+	unsigned int max;
+
+	memset(aip, 0, sizeof(*aip));
+	if (v.len > 0 && v.p[0] == '-') {
+		aip->remove = true;
+		v.p++;
+		v.len--;
+	}
+	slash = memchr(v.p, '/', v.len);
+	if (!slash)
+		return -EINVAL;
+	addr = (struct span){ v.p, (size_t)(slash - v.p) };
+	bits = (struct span){ slash + 1, v.len - addr.len - 1 };
+	if (!span_copy(buf, sizeof(buf), addr))
+		return -EINVAL;
+	if (memchr(addr.p, ':', addr.len)) {
+		aip->family = AF_INET6;
+		max = 128;
+	} else {
+		aip->family = AF_INET;
+		max = 32;
+	}
+	if (inet_pton(aip->family, buf, aip->addr) != 1)
+		return -EINVAL;
+	if ((bits.len > 1 && bits.p[0] == '0') || !parse_dec(bits, max, &cidr))
+		return -EINVAL;
+	aip->cidr = (uint8_t)cidr;
+	config_allowedip_mask(aip);
+	return 0;
+}
+
+static int parse_true(struct span v)
+{
+	return span_is(v, "true") ? 0 : -EINVAL;
+}
+
+/* ---- set ---- */
+
+void uapi_parser_init(struct uapi_parser *p, struct config_device *cfg)
+{
+	p->cfg = cfg;
+	p->peer = 0;
+	p->err = 0;
+	p->scope_index = if_nametoindex;
+}
+
+static int parse_device_line(struct uapi_parser *p, struct span key, struct span v)
+{
+	struct config_device *dev = p->cfg;
+	uint64_t n;
+
+	if (span_is(key, "private_key")) {
+		/* All zeros is valid and means "no private key". */
+		if (!uapi_key_from_hex(dev->private_key, v.p, v.len))
+			return -EINVAL;
+		dev->flags |= CONFIG_DEVICE_HAS_PRIVATE_KEY;
+	} else if (span_is(key, "listen_port")) {
+		if (!parse_dec(v, UINT16_MAX, &n))
+			return -EINVAL;
+		dev->listen_port = (uint16_t)n;
+		dev->flags |= CONFIG_DEVICE_HAS_LISTEN_PORT;
+	} else if (span_is(key, "fwmark")) {
+		if (!parse_dec(v, UINT32_MAX, &n))
+			return -EINVAL;
+		dev->fwmark = (uint32_t)n;
+		dev->flags |= CONFIG_DEVICE_HAS_FWMARK;
+	} else if (span_is(key, "replace_peers")) {
+		if (parse_true(v) < 0)
+			return -EINVAL;
+		dev->flags |= CONFIG_DEVICE_REPLACE_PEERS;
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_public_key(struct uapi_parser *p, struct span v)
+{
+	uint8_t key[CONFIG_KEY_LEN];
+
+	if (!uapi_key_from_hex(key, v.p, v.len))
+		return -EINVAL;
+	if (!config_device_add_peer(p->cfg, key))
+		return -ENOMEM;
+	p->peer = p->cfg->peers_len;
+	return 0;
+}
+
+static int parse_peer_line(struct uapi_parser *p, struct span key, struct span v)
+{
+	struct config_peer *peer = &p->cfg->peers[p->peer - 1];
+	struct config_allowedip aip;
+	uint64_t n;
+	int ret;
+
+	if (span_is(key, "remove")) {
+		if (parse_true(v) < 0)
+			return -EINVAL;
+		peer->flags |= CONFIG_PEER_REMOVE;
+	} else if (span_is(key, "update_only")) {
+		if (parse_true(v) < 0)
+			return -EINVAL;
+		peer->flags |= CONFIG_PEER_UPDATE_ONLY;
+	} else if (span_is(key, "preshared_key")) {
+		if (!uapi_key_from_hex(peer->preshared_key, v.p, v.len))
+			return -EINVAL;
+		peer->flags |= CONFIG_PEER_HAS_PRESHARED_KEY;
+	} else if (span_is(key, "endpoint")) {
+		ret = parse_endpoint(p, v, &peer->endpoint);
+		if (ret < 0)
+			return ret;
+		peer->flags |= CONFIG_PEER_HAS_ENDPOINT;
+	} else if (span_is(key, "persistent_keepalive_interval")) {
+		if (!parse_dec(v, UINT16_MAX, &n))
+			return -EINVAL;
+		peer->persistent_keepalive = (uint16_t)n;
+		peer->flags |= CONFIG_PEER_HAS_KEEPALIVE;
+	} else if (span_is(key, "replace_allowed_ips")) {
+		if (parse_true(v) < 0)
+			return -EINVAL;
+		peer->flags |= CONFIG_PEER_REPLACE_ALLOWEDIPS;
+	} else if (span_is(key, "allowed_ip")) {
+		ret = parse_allowedip(v, &aip);
+		if (ret < 0)
+			return ret;
+		return config_peer_add_allowedip(peer, &aip);
+	} else if (span_is(key, "protocol_version")) {
+		/* Version 1 is the only one that exists. */
+		if (!span_is(v, "1"))
+			return -EINVAL;
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_line(struct uapi_parser *p, const char *line, size_t len)
+{
+	const char *eq;
+	struct span key, v;
+
+	if (len == 0)
+		return -EPROTO;
+	if (len > UAPI_LINE_MAX || memchr(line, '\0', len))
+		return -EINVAL;
+	eq = memchr(line, '=', len);
+	if (!eq)
+		return -EPROTO;
+	key = (struct span){ line, (size_t)(eq - line) };
+	v = (struct span){ eq + 1, len - key.len - 1 };
+
+	if (span_is(key, "public_key"))
+		return parse_public_key(p, v);
+	if (p->peer == 0)
+		return parse_device_line(p, key, v);
+	return parse_peer_line(p, key, v);
+}
+
+int uapi_parse_set_line(struct uapi_parser *p, const char *line, size_t len)
+{
+	if (p->err == 0)
+		p->err = parse_line(p, line, len);
+	return p->err;
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, CONFIG_KEY_LEN);
+}
+
+/* A public key named twice: sort a copy of the (public) keys, compare
+ * neighbours.  O(n log n), so a message with many peers stays cheap. */
+static int check_duplicate_peers(const struct config_device *dev)
+{
+	uint8_t (*keys)[CONFIG_KEY_LEN];
+	int ret = 0;
+
+	if (dev->peers_len < 2)
+		return 0;
+	keys = calloc(dev->peers_len, sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	for (size_t i = 0; i < dev->peers_len; i++)
+		memcpy(keys[i], dev->peers[i].public_key, CONFIG_KEY_LEN);
+	qsort(keys, dev->peers_len, sizeof(*keys), key_cmp);
+	for (size_t i = 1; i < dev->peers_len; i++) {
+		if (memcmp(keys[i - 1], keys[i], CONFIG_KEY_LEN) == 0) {
+			ret = -EINVAL;
+			break;
+		}
+	}
+	free(keys);
+	return ret;
+}
+
+int uapi_parse_set_finish(struct uapi_parser *p)
+{
+	if (p->err == 0)
+		p->err = check_duplicate_peers(p->cfg);
+	return p->err;
+}
+
+int uapi_parse_set(struct config_device *cfg, const char *msg, size_t len)
+{
+	struct uapi_parser p;
+	size_t pos = 0;
+
+	uapi_parser_init(&p, cfg);
+	while (pos < len) {
+		const char *nl = memchr(msg + pos, '\n', len - pos);
+		size_t n;
+
+		if (!nl)
+			return -EPROTO;	/* the last line is unterminated */
+		n = (size_t)(nl - (msg + pos));
+		if (n == 0) {
+			/* The blank line ends the message; nothing may follow. */
+			if (pos + 1 != len)
+				return -EINVAL;
+			return uapi_parse_set_finish(&p);
+		}
+		if (uapi_parse_set_line(&p, msg + pos, n) < 0)
+			return p.err;
+		pos += n + 1;
+	}
+	return -EPROTO;		/* no blank line */
+}
+
+/* ---- buffer ---- */
+
+void uapi_buf_init(struct uapi_buf *b)
+{
+	b->data = NULL;
+	b->len = 0;
+	b->cap = 0;
+}
+
+void uapi_buf_clear(struct uapi_buf *b)
+{
+	if (b->data) {
+		crypto_wipe(b->data, b->cap);
+		free(b->data);
+	}
+	uapi_buf_init(b);
+}
+
+void uapi_buf_consume(struct uapi_buf *b, size_t n)
+{
+	if (n >= b->len) {
+		if (b->data)
+			crypto_wipe(b->data, b->len);
+		b->len = 0;
+		return;
+	}
+	memmove(b->data, b->data + n, b->len - n);
+	crypto_wipe(b->data + b->len - n, n);
+	b->len -= n;
+}
+
+/* Room for n more bytes.  Not realloc(): the old block may hold a private
+ * key, so it is wiped before it is freed. */
+static int buf_reserve(struct uapi_buf *b, size_t n)
+{
+	size_t cap;
+	char *data;
+
+	if (n <= b->cap - b->len)
+		return 0;
+	if (n > SIZE_MAX / 2 - b->len)
+		return -ENOMEM;
+	cap = b->cap ? b->cap : 256;
+	while (cap - b->len < n)
+		cap *= 2;
+	data = malloc(cap);
+	if (!data)
+		return -ENOMEM;
+	if (b->data) {
+		memcpy(data, b->data, b->len);
+		crypto_wipe(b->data, b->cap);
+		free(b->data);
+	}
+	b->data = data;
+	b->cap = cap;
+	return 0;
+}
+
+static int buf_printf(struct uapi_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int buf_printf(struct uapi_buf *b, const char *fmt, ...)
+{
+	char line[160];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	/* Every line we print is short; a longer one is a bug, not input. */
+	if (n < 0 || (size_t)n >= sizeof(line))
+		return -EINVAL;
+	if (buf_reserve(b, (size_t)n) < 0)
+		return -ENOMEM;
+	memcpy(b->data + b->len, line, (size_t)n);
+	b->len += (size_t)n;
+	return 0;
+}
+
+/* "name=<64 hex>\n", encoded straight into the buffer so that no stack
+ * copy of a secret key's hex is left behind. */
+static int buf_key(struct uapi_buf *b, const char *name, const uint8_t key[CONFIG_KEY_LEN])
+{
+	size_t n = strlen(name);
+
+	if (buf_reserve(b, n + 2 + 2 * CONFIG_KEY_LEN) < 0)
+		return -ENOMEM;
+	memcpy(b->data + b->len, name, n);
+	b->data[b->len + n] = '=';
+	uapi_key_to_hex(b->data + b->len + n + 1, key);
+	b->data[b->len + n + 1 + 2 * CONFIG_KEY_LEN] = '\n';
+	b->len += n + 2 + 2 * CONFIG_KEY_LEN;
+	return 0;
+}
+
+/* ---- get ---- */
+
+static int print_endpoint(struct uapi_buf *b, const union config_endpoint *ep)
+{
+	char host[INET6_ADDRSTRLEN];
+
+	if (ep->addr.sa_family == AF_INET) {
+		if (!inet_ntop(AF_INET, &ep->in.sin_addr, host, sizeof(host)))
+			return -EINVAL;
+		return buf_printf(b, "endpoint=%s:%u\n", host, ntohs(ep->in.sin_port));
+	}
+	if (ep->addr.sa_family == AF_INET6) {
+		if (!inet_ntop(AF_INET6, &ep->in6.sin6_addr, host, sizeof(host)))
+			return -EINVAL;
+		/* A numeric scope: wg's getaddrinfo(AI_NUMERICHOST) takes it
+		 * and wg show prints it back as the interface name. */
+		if (ep->in6.sin6_scope_id)
+			return buf_printf(b, "endpoint=[%s%%%" PRIu32 "]:%u\n", host,
+					  ep->in6.sin6_scope_id, ntohs(ep->in6.sin6_port));
+		return buf_printf(b, "endpoint=[%s]:%u\n", host, ntohs(ep->in6.sin6_port));
+	}
+	return 0;	/* no endpoint known */
+}
+
+static int print_allowedip(struct uapi_buf *b, const struct config_allowedip *aip)
+{
+	char host[INET6_ADDRSTRLEN];
+
+	if ((aip->family != AF_INET && aip->family != AF_INET6) ||
+	    !inet_ntop(aip->family, aip->addr, host, sizeof(host)))
+		return -EINVAL;
+	return buf_printf(b, "allowed_ip=%s/%u\n", host, aip->cidr);
+}
+
+/* wireguard-go's order (device/uapi.go IpcGetOperation), line for line. */
+static int print_peer(struct uapi_buf *b, const struct config_peer *peer)
+{
+	static const uint8_t zero[CONFIG_KEY_LEN];
+	bool has_psk = peer->flags & CONFIG_PEER_HAS_PRESHARED_KEY;
+	int ret;
+
+	ret = buf_key(b, "public_key", peer->public_key);
+	if (!ret)
+		ret = buf_key(b, "preshared_key", has_psk ? peer->preshared_key : zero);
+	if (!ret)
+		ret = buf_printf(b, "protocol_version=1\n");
+	if (!ret && (peer->flags & CONFIG_PEER_HAS_ENDPOINT))
+		ret = print_endpoint(b, &peer->endpoint);
+	if (!ret)
+		ret = buf_printf(b, "last_handshake_time_sec=%" PRId64 "\n"
+				 "last_handshake_time_nsec=%" PRId64 "\n",
+				 peer->last_handshake_sec, peer->last_handshake_nsec);
+	if (!ret)
+		ret = buf_printf(b, "tx_bytes=%" PRIu64 "\nrx_bytes=%" PRIu64 "\n",
+				 peer->tx_bytes, peer->rx_bytes);
+	if (!ret)
+		ret = buf_printf(b, "persistent_keepalive_interval=%u\n",
+				 peer->persistent_keepalive);
+	for (size_t i = 0; !ret && i < peer->allowedips_len; i++)
+		ret = print_allowedip(b, &peer->allowedips[i]);
+	return ret;
+}
+
+static int print_device(struct uapi_buf *b, const struct config_device *dev)
+{
+	int ret = 0;
+
+	if ((dev->flags & CONFIG_DEVICE_HAS_PRIVATE_KEY) &&
+	    !crypto_is_zero(dev->private_key, CONFIG_KEY_LEN))
+		ret = buf_key(b, "private_key", dev->private_key);
+	if (!ret && dev->listen_port)
+		ret = buf_printf(b, "listen_port=%u\n", dev->listen_port);
+	if (!ret && dev->fwmark)
+		ret = buf_printf(b, "fwmark=%" PRIu32 "\n", dev->fwmark);
+	for (size_t i = 0; !ret && i < dev->peers_len; i++)
+		ret = print_peer(b, &dev->peers[i]);
+	if (!ret)
+		ret = buf_printf(b, "errno=0\n\n");
+	return ret;
+}
+
+int uapi_print_get(struct uapi_buf *b, const struct config_device *dev)
+{
+	size_t start = b->len;
+	int ret = print_device(b, dev);
+
+	if (ret < 0 && b->data) {
+		/* Leave b as it was; what was appended may hold a key. */
+		crypto_wipe(b->data + start, b->len - start);
+		b->len = start;
+	}
+	return ret;
+}
+
+int uapi_print_errno(struct uapi_buf *b, int err)
+{
+	return buf_printf(b, "errno=%d\n\n", err);
+}
