@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Which ChaCha20 and Poly1305 cores the front ends call, chosen at build time.
+ *
+ * chacha20.c and poly1305.c call only these four names:
+ *   CHACHA20_XOR_CORE(dst, src, len, state)      see chacha20_impl.h
+ *   POLY1305_CORE_INIT(core, r)                  see poly1305_impl.h
+ *   POLY1305_CORE_BLOCKS(core, in, len, padbit)
+ *   POLY1305_CORE_EMIT(core, mac, s)
+ * where core points at struct poly1305_ctx.core (80 bytes, 8-byte aligned).
+ *
+ * Default: the portable C cores, with 44-bit-limb Poly1305 wherever the
+ * compiler has unsigned __int128 and 26-bit limbs elsewhere.
+ *
+ * WGD_ASM_MIPS32R2 (defined by Meson when -Dasm selects crypto/arch/mips32r2)
+ * maps the names to the assembly cores declared below, which take exactly the
+ * arguments of the generic ones.  The generic cores stay compiled and exported
+ * either way, so tests and benchmarks can compare the two.
+ *
+ * Adding an architecture: declare its cores under a new #if branch and map the
+ * four names; nothing else in crypto/ changes.
+ */
+#ifndef WGD_CRYPTO_ARCH_GLUE_H
+#define WGD_CRYPTO_ARCH_GLUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "crypto/chacha20_impl.h"
+#include "crypto/poly1305_impl.h"
+
+#if defined(WGD_ASM_MIPS32R2)
+
+void chacha20_mips_xor(uint8_t *dst, const uint8_t *src, size_t len, uint32_t state[16]);
+void poly1305_mips_init(void *core, const uint8_t r[16]);
+void poly1305_mips_blocks(void *core, const uint8_t *in, size_t len, uint32_t padbit);
+void poly1305_mips_emit(void *core, uint8_t mac[16], const uint8_t s[16]);
+
+#define CHACHA20_XOR_CORE chacha20_mips_xor
+#define POLY1305_CORE_INIT poly1305_mips_init
+#define POLY1305_CORE_BLOCKS poly1305_mips_blocks
+#define POLY1305_CORE_EMIT poly1305_mips_emit
+
+#else
+
+#define CHACHA20_XOR_CORE chacha20_generic_xor
+#if defined(POLY1305_HAVE_64)
+#define POLY1305_CORE_INIT poly1305_64_init
+#define POLY1305_CORE_BLOCKS poly1305_64_blocks
+#define POLY1305_CORE_EMIT poly1305_64_emit
+#else
+#define POLY1305_CORE_INIT poly1305_32_init
+#define POLY1305_CORE_BLOCKS poly1305_32_blocks
+#define POLY1305_CORE_EMIT poly1305_32_emit
+#endif
+
+#endif
+
+#endif

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* ChaCha20 (RFC 8439 §2.3-2.4) and HChaCha20 (draft-irtf-cfrg-xchacha §2.2). */
+#include "crypto/chacha20.h"
+#include "crypto/chacha20_impl.h"
+
+#include "crypto/arch/glue.h"
+#include "crypto/bytes.h"
+#include "crypto/util.h"
+
+/* "expand 32-byte k" as four little-endian words (RFC 8439 §2.3). */
+#define CHACHA20_C0 0x61707865u
+#define CHACHA20_C1 0x3320646eu
+#define CHACHA20_C2 0x79622d32u
+#define CHACHA20_C3 0x6b206574u
+
+/* The quarter round of RFC 8439 §2.1. */
+#define CHACHA20_QR(a, b, c, d)				\
+	do {						\
+		a += b; d ^= a; d = rol32(d, 16);	\
+		c += d; b ^= c; b = rol32(b, 12);	\
+		a += b; d ^= a; d = rol32(d, 8);	\
+		c += d; b ^= c; b = rol32(b, 7);	\
+	} while (0)
+
+/*
+ * 20 rounds = 10 double rounds: a column round then a diagonal round
+ * (RFC 8439 §2.3).  A macro over named locals rather than a function over an
+ * array, so that the 16 words live in registers (as far as the target has
+ * them) and never round-trip through memory.
+ */
+#define CHACHA20_ROUNDS(x)							\
+	do {									\
+		int r_;								\
+		for (r_ = 0; r_ < 10; r_++) {					\
+			CHACHA20_QR(x##0, x##4, x##8, x##12);			\
+			CHACHA20_QR(x##1, x##5, x##9, x##13);			\
+			CHACHA20_QR(x##2, x##6, x##10, x##14);			\
+			CHACHA20_QR(x##3, x##7, x##11, x##15);			\
+			CHACHA20_QR(x##0, x##5, x##10, x##15);			\
+			CHACHA20_QR(x##1, x##6, x##11, x##12);			\
+			CHACHA20_QR(x##2, x##7, x##8, x##13);			\
+			CHACHA20_QR(x##3, x##4, x##9, x##14);			\
+		}								\
+	} while (0)
+
+#define CHACHA20_LOAD(x, s)							\
+	uint32_t x##0 = (s)[0], x##1 = (s)[1], x##2 = (s)[2], x##3 = (s)[3];	\
+	uint32_t x##4 = (s)[4], x##5 = (s)[5], x##6 = (s)[6], x##7 = (s)[7];	\
+	uint32_t x##8 = (s)[8], x##9 = (s)[9], x##10 = (s)[10];		\
+	uint32_t x##11 = (s)[11], x##12 = (s)[12], x##13 = (s)[13];		\
+	uint32_t x##14 = (s)[14], x##15 = (s)[15]
+
+/* out word i = keystream word i XOR in word i; in may be NULL (pure keystream) */
+#define CHACHA20_OUT(dst, src, i, v)						\
+	le32_store((dst) + 4 * (i), (src) ? le32_load((src) + 4 * (i)) ^ (v) : (v))
+
+/*
+ * One block: dst[0..63] = src[0..63] XOR ChaCha20(state), or the bare
+ * keystream when src is NULL.  Always inlined so that each caller gets a
+ * copy specialised for its src.
+ */
+static inline __attribute__((always_inline)) void
+chacha20_do_block(uint8_t *dst, const uint8_t *src, const uint32_t s[16])
+{
+	CHACHA20_LOAD(x, s);
+
+	CHACHA20_ROUNDS(x);
+	CHACHA20_OUT(dst, src, 0, x0 + s[0]);
+	CHACHA20_OUT(dst, src, 1, x1 + s[1]);
+	CHACHA20_OUT(dst, src, 2, x2 + s[2]);
+	CHACHA20_OUT(dst, src, 3, x3 + s[3]);
+	CHACHA20_OUT(dst, src, 4, x4 + s[4]);
+	CHACHA20_OUT(dst, src, 5, x5 + s[5]);
+	CHACHA20_OUT(dst, src, 6, x6 + s[6]);
+	CHACHA20_OUT(dst, src, 7, x7 + s[7]);
+	CHACHA20_OUT(dst, src, 8, x8 + s[8]);
+	CHACHA20_OUT(dst, src, 9, x9 + s[9]);
+	CHACHA20_OUT(dst, src, 10, x10 + s[10]);
+	CHACHA20_OUT(dst, src, 11, x11 + s[11]);
+	CHACHA20_OUT(dst, src, 12, x12 + s[12]);
+	CHACHA20_OUT(dst, src, 13, x13 + s[13]);
+	CHACHA20_OUT(dst, src, 14, x14 + s[14]);
+	CHACHA20_OUT(dst, src, 15, x15 + s[15]);
+}
+
+void chacha20_block(uint8_t out[CHACHA20_BLOCK_SIZE], const uint32_t state[16])
+{
+	chacha20_do_block(out, NULL, state);
+}
+
+void chacha20_generic_xor(uint8_t *dst, const uint8_t *src, size_t len, uint32_t state[16])
+{
+	uint8_t block[CHACHA20_BLOCK_SIZE];
+	size_t i;
+
+	for (; len >= CHACHA20_BLOCK_SIZE; len -= CHACHA20_BLOCK_SIZE) {
+		chacha20_do_block(dst, src, state);
+		state[12]++;	/* wraps mod 2^32 (RFC 8439 §2.4) */
+		dst += CHACHA20_BLOCK_SIZE;
+		src += CHACHA20_BLOCK_SIZE;
+	}
+	if (len == 0)
+		return;
+	/* The tail: a whole keystream block on the stack, wiped after use. */
+	chacha20_do_block(block, NULL, state);
+	state[12]++;
+	for (i = 0; i < len; i++)
+		dst[i] = src[i] ^ block[i];
+	crypto_wipe(block, sizeof(block));
+}
+
+void chacha20_init(struct chacha20_ctx *ctx, const uint8_t key[CHACHA20_KEY_SIZE],
+		   const uint8_t nonce[CHACHA20_NONCE_SIZE], uint32_t counter)
+{
+	int i;
+
+	ctx->state[0] = CHACHA20_C0;
+	ctx->state[1] = CHACHA20_C1;
+	ctx->state[2] = CHACHA20_C2;
+	ctx->state[3] = CHACHA20_C3;
+	for (i = 0; i < 8; i++)
+		ctx->state[4 + i] = le32_load(key + 4 * i);
+	ctx->state[12] = counter;
+	for (i = 0; i < 3; i++)
+		ctx->state[13 + i] = le32_load(nonce + 4 * i);
+}
+
+void chacha20_xor(struct chacha20_ctx *ctx, uint8_t *dst, const uint8_t *src, size_t len)
+{
+	CHACHA20_XOR_CORE(dst, src, len, ctx->state);
+}
+
+void chacha20_clear(struct chacha20_ctx *ctx)
+{
+	crypto_wipe(ctx, sizeof(*ctx));
+}
+
+/*
+ * HChaCha20 (draft-irtf-cfrg-xchacha §2.2): the ChaCha20 state with the
+ * 16-byte nonce in words 12..15, 20 rounds, and no final addition of the
+ * input; the output is words 0..3 and 12..15.
+ */
+void hchacha20(uint8_t out[HCHACHA20_OUT_SIZE], const uint8_t nonce[HCHACHA20_NONCE_SIZE],
+	       const uint8_t key[CHACHA20_KEY_SIZE])
+{
+	uint32_t x0 = CHACHA20_C0, x1 = CHACHA20_C1, x2 = CHACHA20_C2, x3 = CHACHA20_C3;
+	uint32_t x4 = le32_load(key + 0), x5 = le32_load(key + 4);
+	uint32_t x6 = le32_load(key + 8), x7 = le32_load(key + 12);
+	uint32_t x8 = le32_load(key + 16), x9 = le32_load(key + 20);
+	uint32_t x10 = le32_load(key + 24), x11 = le32_load(key + 28);
+	uint32_t x12 = le32_load(nonce + 0), x13 = le32_load(nonce + 4);
+	uint32_t x14 = le32_load(nonce + 8), x15 = le32_load(nonce + 12);
+
+	CHACHA20_ROUNDS(x);
+	le32_store(out + 0, x0);
+	le32_store(out + 4, x1);
+	le32_store(out + 8, x2);
+	le32_store(out + 12, x3);
+	le32_store(out + 16, x12);
+	le32_store(out + 20, x13);
+	le32_store(out + 24, x14);
+	le32_store(out + 28, x15);
+}

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ChaCha20-Poly1305 (RFC 8439 §2.8), WireGuard's 64-bit-counter nonce
+ * (whitepaper §5.4), and XChaCha20-Poly1305 (draft-irtf-cfrg-xchacha §2.3).
+ */
+#include "crypto/chacha20poly1305.h"
+
+#include "crypto/bytes.h"
+#include "crypto/chacha20.h"
+#include "crypto/poly1305.h"
+#include "crypto/util.h"
+
+static const uint8_t aead_zeros[16];
+
+/*
+ * Poly1305 keyed with the first 32 bytes of keystream block 0 (RFC 8439
+ * §2.6), over AD || pad16 || ciphertext || pad16 || le64(ad_len) ||
+ * le64(ct_len) (§2.8).
+ */
+static void aead_tag(uint8_t tag[CHACHA20POLY1305_AUTHTAG_SIZE], const uint8_t otk[POLY1305_KEY_SIZE],
+		     const uint8_t *ad, size_t ad_len, const uint8_t *ct, size_t ct_len)
+{
+	struct poly1305_ctx poly;
+	uint8_t lens[16];
+
+	poly1305_init(&poly, otk);
+	poly1305_update(&poly, ad, ad_len);
+	poly1305_update(&poly, aead_zeros, (16 - ad_len) & 15);
+	poly1305_update(&poly, ct, ct_len);
+	poly1305_update(&poly, aead_zeros, (16 - ct_len) & 15);
+	le64_store(lens + 0, (uint64_t)ad_len);
+	le64_store(lens + 8, (uint64_t)ct_len);
+	poly1305_update(&poly, lens, sizeof(lens));
+	poly1305_final(&poly, tag);	/* wipes poly */
+}
+
+/* The cipher at counter 0 gives the Poly1305 key; data starts at counter 1. */
+static void aead_setup(struct chacha20_ctx *chacha, uint8_t otk[CHACHA20_BLOCK_SIZE],
+		       const uint8_t nonce[CHACHA20POLY1305_IETF_NONCE_SIZE],
+		       const uint8_t key[CHACHA20POLY1305_KEY_SIZE])
+{
+	chacha20_init(chacha, key, nonce, 0);
+	chacha20_block(otk, chacha->state);
+	chacha->state[12] = 1;
+}
+
+void chacha20poly1305_ietf_encrypt(uint8_t *dst, const uint8_t *src, size_t src_len, const uint8_t *ad,
+				   size_t ad_len, const uint8_t nonce[12], const uint8_t key[32])
+{
+	struct chacha20_ctx chacha;
+	uint8_t otk[CHACHA20_BLOCK_SIZE];
+
+	aead_setup(&chacha, otk, nonce, key);
+	chacha20_xor(&chacha, dst, src, src_len);
+	aead_tag(dst + src_len, otk, ad, ad_len, dst, src_len);
+	crypto_wipe(otk, sizeof(otk));
+	chacha20_clear(&chacha);
+}
+
+/*
+ * Verify, then decrypt: the tag is computed over the ciphertext and compared
+ * in constant time before a single byte of plaintext is produced, so a
+ * forgery never reaches dst (which may be src itself).
+ */
+bool chacha20poly1305_ietf_decrypt(uint8_t *dst, const uint8_t *src, size_t src_len, const uint8_t *ad,
+				   size_t ad_len, const uint8_t nonce[12], const uint8_t key[32])
+{
+	struct chacha20_ctx chacha;
+	uint8_t otk[CHACHA20_BLOCK_SIZE];
+	uint8_t tag[CHACHA20POLY1305_AUTHTAG_SIZE];
+	size_t ct_len;
+	bool ok;
+
+	if (src_len < CHACHA20POLY1305_AUTHTAG_SIZE)
+		return false;
+	ct_len = src_len - CHACHA20POLY1305_AUTHTAG_SIZE;
+
+	aead_setup(&chacha, otk, nonce, key);
+	aead_tag(tag, otk, ad, ad_len, src, ct_len);
+	ok = crypto_equal(tag, src + ct_len, sizeof(tag));
+	if (ok)
+		chacha20_xor(&chacha, dst, src, ct_len);
+	crypto_wipe(tag, sizeof(tag));
+	crypto_wipe(otk, sizeof(otk));
+	chacha20_clear(&chacha);
+	return ok;
+}
+
+/* WireGuard's nonce (whitepaper §5.4): 32 zero bits || le64(counter). */
+static void aead_wg_nonce(uint8_t nonce[CHACHA20POLY1305_IETF_NONCE_SIZE], uint64_t counter)
+{
+	le32_store(nonce, 0);
+	le64_store(nonce + 4, counter);
+}
+
+void chacha20poly1305_encrypt(uint8_t *dst, const uint8_t *src, size_t src_len,
+			      const uint8_t *ad, size_t ad_len, uint64_t nonce, const uint8_t key[32])
+{
+	uint8_t n[CHACHA20POLY1305_IETF_NONCE_SIZE];
+
+	aead_wg_nonce(n, nonce);
+	chacha20poly1305_ietf_encrypt(dst, src, src_len, ad, ad_len, n, key);
+}
+
+bool chacha20poly1305_decrypt(uint8_t *dst, const uint8_t *src, size_t src_len,
+			      const uint8_t *ad, size_t ad_len, uint64_t nonce, const uint8_t key[32])
+{
+	uint8_t n[CHACHA20POLY1305_IETF_NONCE_SIZE];
+
+	aead_wg_nonce(n, nonce);
+	return chacha20poly1305_ietf_decrypt(dst, src, src_len, ad, ad_len, n, key);
+}
+
+/*
+ * XChaCha20 (draft-irtf-cfrg-xchacha §2.3): the subkey is HChaCha20 of the
+ * key and the first 16 nonce bytes; the IETF nonce is 4 zero bytes and the
+ * last 8 nonce bytes.
+ */
+static void aead_xchacha_setup(uint8_t subkey[CHACHA20_KEY_SIZE],
+			       uint8_t n[CHACHA20POLY1305_IETF_NONCE_SIZE],
+			       const uint8_t nonce[XCHACHA20POLY1305_NONCE_SIZE],
+			       const uint8_t key[CHACHA20POLY1305_KEY_SIZE])
+{
+	hchacha20(subkey, nonce, key);
+	le32_store(n, 0);
+	le32_store(n + 4, le32_load(nonce + 16));
+	le32_store(n + 8, le32_load(nonce + 20));
+}
+
+void xchacha20poly1305_encrypt(uint8_t *dst, const uint8_t *src, size_t src_len, const uint8_t *ad,
+			       size_t ad_len, const uint8_t nonce[24], const uint8_t key[32])
+{
+	uint8_t subkey[CHACHA20_KEY_SIZE];
+	uint8_t n[CHACHA20POLY1305_IETF_NONCE_SIZE];
+
+	aead_xchacha_setup(subkey, n, nonce, key);
+	chacha20poly1305_ietf_encrypt(dst, src, src_len, ad, ad_len, n, subkey);
+	crypto_wipe(subkey, sizeof(subkey));
+}
+
+bool xchacha20poly1305_decrypt(uint8_t *dst, const uint8_t *src, size_t src_len, const uint8_t *ad,
+			       size_t ad_len, const uint8_t nonce[24], const uint8_t key[32])
+{
+	uint8_t subkey[CHACHA20_KEY_SIZE];
+	uint8_t n[CHACHA20POLY1305_IETF_NONCE_SIZE];
+	bool ok;
+
+	aead_xchacha_setup(subkey, n, nonce, key);
+	ok = chacha20poly1305_ietf_decrypt(dst, src, src_len, ad, ad_len, n, subkey);
+	crypto_wipe(subkey, sizeof(subkey));
+	return ok;
+}

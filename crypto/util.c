@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Constant-time comparison, wiping of secrets, and the system's random bytes. */
+#include "crypto/util.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/random.h>
+
+/*
+ * memset() through a volatile function pointer: the compiler cannot prove
+ * which function is called, so it cannot drop the "dead" store to memory that
+ * is about to go out of scope.  The empty asm with a "memory" clobber then
+ * makes the zeros visible to any later read the compiler might reorder.
+ */
+static void *(*const volatile crypto_memset)(void *, int, size_t) = memset;
+
+void crypto_wipe(void *p, size_t n)
+{
+	crypto_memset(p, 0, n);
+	__asm__ __volatile__("" : : "r"(p) : "memory");
+}
+
+/*
+ * Both functions below OR every byte difference into one accumulator and look
+ * at it only at the end: no early exit, so the time depends on n alone.
+ * (d - 1) >> 8 turns "d == 0" into bit 0 without a data-dependent branch.
+ */
+bool crypto_equal(const void *a, const void *b, size_t n)
+{
+	const volatile uint8_t *x = a;
+	const volatile uint8_t *y = b;
+	uint32_t d = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		d |= (uint32_t)(x[i] ^ y[i]);
+	return (1 & ((d - 1) >> 8)) != 0;
+}
+
+bool crypto_is_zero(const void *p, size_t n)
+{
+	const volatile uint8_t *x = p;
+	uint32_t d = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		d |= x[i];
+	return (1 & ((d - 1) >> 8)) != 0;
+}
+
+/*
+ * getrandom(2) with flags 0 blocks only until the kernel's pool is first
+ * initialised and then never fails for lack of entropy.  A signal can
+ * interrupt it (EINTR) and requests above 256 bytes may return short, so loop.
+ */
+bool crypto_random(void *buf, size_t n)
+{
+	uint8_t *p = buf;
+
+	while (n > 0) {
+		ssize_t got = getrandom(p, n, 0);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return false;
+		p += got;
+		n -= (size_t)got;
+	}
+	return true;
+}
