@@ -520,9 +520,10 @@ static int control_bind(struct control *ctl)
 	ctl->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (ctl->listen_fd < 0)
 		return -errno;
-	/* The socket file gets 0600 from the umask at bind(): there is no
-	 * window in which another user could connect. */
-	old_mask = umask(0077);
+	/* The socket file gets 0600 from the umask at bind() (the socket
+	 * inode starts at 0777): there is no window in which another user
+	 * could connect, as there would be with a chmod() after bind(). */
+	old_mask = umask(0177);
 	ret = bind(ctl->listen_fd, (struct sockaddr *)&sun, sizeof(sun));
 	if (ret < 0)
 		ret = -errno;

@@ -1,0 +1,1138 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The control-socket text protocol (daemon/uapi.c) and server
+ * (daemon/control.c): good messages of every key, malformed ones of every
+ * kind (the right -errno, nothing applied), the get printer against literal
+ * text, print -> parse round trips, the constant-time hex codec against a
+ * naive reference, and an in-process server on a temporary directory driven
+ * by the real event loop.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "daemon/config.h"
+#include "daemon/control.h"
+#include "daemon/loop.h"
+#include "daemon/uapi.h"
+
+static unsigned long failures, checks;
+
+static bool check(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static bool check(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	checks++;
+	if (ok)
+		return true;
+	failures++;
+	if (failures <= 50) {
+		fputs("FAIL: ", stderr);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
+	return false;
+}
+
+/* Three fixed keys: K1 = 01 02 .. 20, K2 = all 0xab, K3 = mixed case input. */
+#define K1 "0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20"
+#define K2 "abababababababababababababababababababababababababababababababab"
+#define K3 "ABABABABABABABABABABABABABABABABABABABABABABABABABABABABABABABAB"
+#define KZ63 "000000000000000000000000000000000000000000000000000000000000000"
+#define KZ "0000000000000000000000000000000000000000000000000000000000000000"
+
+static void key_fill(uint8_t key[32], uint8_t start, uint8_t step)
+{
+	for (int i = 0; i < 32; i++)
+		key[i] = (uint8_t)(start + i * step);
+}
+
+static int parse(struct config_device *cfg, const char *msg)
+{
+	config_device_init(cfg);
+	return uapi_parse_set(cfg, msg, strlen(msg));
+}
+
+/* ---- hex ---- */
+
+static int naive_hex(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static void test_hex(void)
+{
+	uint8_t key[32], back[32];
+	char hex[64];
+
+	/* Every byte value, both nibbles, encodes and decodes. */
+	for (int b = 0; b < 256; b += 32) {
+		for (int i = 0; i < 32; i++)
+			key[i] = (uint8_t)(b + i);
+		uapi_key_to_hex(hex, key);
+		for (int i = 0; i < 32; i++) {
+			char want[3];
+
+			snprintf(want, sizeof(want), "%02x", key[i]);
+			check(hex[2 * i] == want[0] && hex[2 * i + 1] == want[1],
+			      "to_hex byte %02x", key[i]);
+		}
+		check(uapi_key_from_hex(back, hex, 64) && memcmp(back, key, 32) == 0,
+		      "hex round trip from %d", b);
+	}
+	/* Every character in every position class against the naive decoder. */
+	for (int c = 0; c < 256; c++) {
+		for (int pos = 0; pos < 2; pos++) {
+			bool ok;
+
+			memset(hex, '7', sizeof(hex));
+			hex[10 + pos] = (char)c;
+			ok = uapi_key_from_hex(back, hex, 64);
+			check(ok == (naive_hex(c) >= 0), "hex char %d pos %d", c, pos);
+			if (ok && naive_hex(c) >= 0)
+				check(back[5] == (pos ? 0x70 | naive_hex(c) : (naive_hex(c) << 4) | 7),
+				      "hex char %d value", c);
+			if (!ok)
+				check(back[0] == 0 && back[31] == 0, "wiped on failure");
+		}
+	}
+	check(!uapi_key_from_hex(back, K1, 63), "63 digits");
+	check(!uapi_key_from_hex(back, K1 "0", 65), "65 digits");
+	check(!uapi_key_from_hex(back, "", 0), "empty");
+	check(uapi_key_from_hex(back, K3, 64) && back[0] == 0xab, "upper case");
+}
+
+/* ---- set: good messages ---- */
+
+static void test_set_interface(void)
+{
+	struct config_device cfg;
+	uint8_t k1[32];
+
+	key_fill(k1, 1, 1);
+	check(parse(&cfg, "private_key=" K1 "\nlisten_port=51820\nfwmark=4294967295\n"
+		     "replace_peers=true\n\n") == 0, "interface keys");
+	check(cfg.flags == (CONFIG_DEVICE_HAS_PRIVATE_KEY | CONFIG_DEVICE_HAS_LISTEN_PORT |
+			    CONFIG_DEVICE_HAS_FWMARK | CONFIG_DEVICE_REPLACE_PEERS),
+	      "interface flags %#x", cfg.flags);
+	check(memcmp(cfg.private_key, k1, 32) == 0, "private key");
+	check(cfg.listen_port == 51820, "listen_port");
+	check(cfg.fwmark == UINT32_MAX, "fwmark max");
+	check(cfg.peers_len == 0, "no peers");
+	config_device_clear(&cfg);
+
+	/* Zero private key = remove; port 0 = random; fwmark 0 = off. */
+	check(parse(&cfg, "private_key=" KZ "\nlisten_port=0\nfwmark=0\n\n") == 0, "zeros");
+	check((cfg.flags & CONFIG_DEVICE_HAS_PRIVATE_KEY) && cfg.private_key[0] == 0 &&
+	      (cfg.flags & CONFIG_DEVICE_HAS_LISTEN_PORT) && cfg.listen_port == 0 &&
+	      (cfg.flags & CONFIG_DEVICE_HAS_FWMARK) && cfg.fwmark == 0, "zero values kept");
+	config_device_clear(&cfg);
+
+	/* Leading zeros as strconv.ParseUint takes them; an empty message. */
+	check(parse(&cfg, "listen_port=065535\n\n") == 0 && cfg.listen_port == 65535,
+	      "leading zeros");
+	config_device_clear(&cfg);
+	check(parse(&cfg, "\n") == 0 && cfg.flags == 0 && cfg.peers_len == 0, "empty set");
+	config_device_clear(&cfg);
+}
+
+static unsigned int fake_scope(const char *name)
+{
+	return strcmp(name, "eth0") == 0 ? 7 : 0;
+}
+
+static void test_set_peers(void)
+{
+	struct config_device cfg;
+	struct config_peer *p;
+	uint8_t k1[32], k2[32];
+	char a[INET6_ADDRSTRLEN];
+
+	key_fill(k1, 1, 1);
+	memset(k2, 0xab, 32);
+	check(parse(&cfg,
+		    "private_key=" K2 "\n"
+		    "public_key=" K1 "\n"
+		    "preshared_key=" K2 "\n"
+		    "endpoint=192.0.2.1:51820\n"
+		    "persistent_keepalive_interval=25\n"
+		    "replace_allowed_ips=true\n"
+		    "allowed_ip=10.0.0.0/8\n"
+		    "allowed_ip=fd00::1/128\n"
+		    "allowed_ip=-10.1.0.0/16\n"
+		    "protocol_version=1\n"
+		    "public_key=" K3 "\n"
+		    "update_only=true\n"
+		    "endpoint=[2001:db8::1]:65535\n"
+		    "public_key=" KZ "\n"
+		    "remove=true\n"
+		    "\n") == 0, "peers message");
+	check(cfg.peers_len == 3, "3 peers");
+	if (cfg.peers_len == 3) {
+		p = &cfg.peers[0];
+		check(memcmp(p->public_key, k1, 32) == 0, "peer 0 key");
+		check(p->flags == (CONFIG_PEER_HAS_PRESHARED_KEY | CONFIG_PEER_HAS_ENDPOINT |
+				   CONFIG_PEER_HAS_KEEPALIVE | CONFIG_PEER_REPLACE_ALLOWEDIPS),
+		      "peer 0 flags %#x", p->flags);
+		check(memcmp(p->preshared_key, k2, 32) == 0, "psk");
+		check(p->endpoint.in.sin_family == AF_INET &&
+		      ntohs(p->endpoint.in.sin_port) == 51820 &&
+		      p->endpoint.in.sin_addr.s_addr == htonl(0xc0000201), "v4 endpoint");
+		check(p->persistent_keepalive == 25, "keepalive");
+		check(p->allowedips_len == 3, "3 allowed ips");
+		if (p->allowedips_len == 3) {
+			check(p->allowedips[0].family == AF_INET && p->allowedips[0].cidr == 8 &&
+			      p->allowedips[0].addr[0] == 10 && !p->allowedips[0].remove, "aip 0");
+			inet_ntop(AF_INET6, p->allowedips[1].addr, a, sizeof(a));
+			check(p->allowedips[1].family == AF_INET6 && p->allowedips[1].cidr == 128 &&
+			      strcmp(a, "fd00::1") == 0, "aip 1 %s", a);
+			check(p->allowedips[2].remove && p->allowedips[2].cidr == 16 &&
+			      p->allowedips[2].addr[1] == 1, "aip 2 removal");
+		}
+		p = &cfg.peers[1];
+		check(p->flags == (CONFIG_PEER_UPDATE_ONLY | CONFIG_PEER_HAS_ENDPOINT),
+		      "peer 1 flags %#x", p->flags);
+		check(memcmp(p->public_key, k2, 32) == 0, "upper-case public key");
+		inet_ntop(AF_INET6, &p->endpoint.in6.sin6_addr, a, sizeof(a));
+		check(p->endpoint.in6.sin6_family == AF_INET6 &&
+		      ntohs(p->endpoint.in6.sin6_port) == 65535 &&
+		      strcmp(a, "2001:db8::1") == 0 && p->endpoint.in6.sin6_scope_id == 0,
+		      "v6 endpoint");
+		check(cfg.peers[2].flags == CONFIG_PEER_REMOVE, "remove");
+	}
+	config_device_clear(&cfg);
+
+	/* Host bits are cleared, for removal too. */
+	check(parse(&cfg, "public_key=" K1 "\nallowed_ip=10.1.2.3/12\n"
+		     "allowed_ip=-2001:db8:ffff::1/33\nallowed_ip=1.2.3.4/0\n\n") == 0, "host bits");
+	if (cfg.peers_len == 1 && cfg.peers[0].allowedips_len == 3) {
+		const struct config_allowedip *x = cfg.peers[0].allowedips;
+
+		check(x[0].addr[0] == 10 && x[0].addr[1] == 0 && x[0].addr[2] == 0, "v4 /12 masked");
+		inet_ntop(AF_INET6, x[1].addr, a, sizeof(a));
+		check(strcmp(a, "2001:db8:8000::") == 0 && x[1].remove, "v6 /33 masked: %s", a);
+		check(x[2].addr[0] == 0 && x[2].addr[3] == 0 && x[2].cidr == 0, "/0 masked");
+	} else {
+		check(false, "host bits shape");
+	}
+	config_device_clear(&cfg);
+
+	/* Scoped endpoints: numeric and by name through the resolver. */
+	{
+		struct uapi_parser ps;
+		const char *l1 = "public_key=" K1;
+		const char *l2 = "endpoint=[fe80::1%eth0]:1";
+		const char *l3 = "endpoint=[fe80::2%42]:2";
+
+		config_device_init(&cfg);
+		uapi_parser_init(&ps, &cfg);
+		ps.scope_index = fake_scope;
+		check(uapi_parse_set_line(&ps, l1, strlen(l1)) == 0, "scope peer");
+		check(uapi_parse_set_line(&ps, l2, strlen(l2)) == 0 &&
+		      cfg.peers[0].endpoint.in6.sin6_scope_id == 7, "scope by name");
+		check(uapi_parse_set_line(&ps, l3, strlen(l3)) == 0 &&
+		      cfg.peers[0].endpoint.in6.sin6_scope_id == 42 &&
+		      ntohs(cfg.peers[0].endpoint.in6.sin6_port) == 2, "numeric scope, last wins");
+		check(uapi_parse_set_finish(&ps) == 0, "scope finish");
+		config_device_clear(&cfg);
+	}
+
+	/* Many peers: the array grows (and moves) without losing any. */
+	{
+		size_t n = 300, len = 0;
+		char *msg = malloc(n * 80 + 2);
+
+		for (size_t i = 0; i < n; i++)
+			len += (size_t)sprintf(msg + len, "public_key=%064zx\n", i);
+		msg[len++] = '\n';
+		msg[len] = '\0';
+		check(parse(&cfg, msg) == 0 && cfg.peers_len == n, "300 peers");
+		check(cfg.peers_len == n && cfg.peers[299].public_key[31] == 299 % 256 &&
+		      cfg.peers[299].public_key[30] == 1, "peer 299 key");
+		config_device_clear(&cfg);
+		free(msg);
+	}
+}
+
+/* ---- set: malformed messages ---- */
+
+struct bad_case {
+	const char *what;
+	const char *msg;
+	int err;
+};
+
+static const struct bad_case bad_cases[] = {
+	{ "unknown interface key", "foo=1\n\n", -EINVAL },
+	{ "unknown peer key", "public_key=" K1 "\nfoo=1\n\n", -EINVAL },
+	{ "no '='", "listen_port\n\n", -EPROTO },
+	{ "no blank line", "listen_port=1\n", -EPROTO },
+	{ "unterminated", "listen_port=1", -EPROTO },
+	{ "data after blank line", "listen_port=1\n\nget=1\n\n", -EINVAL },
+	{ "empty key", "=1\n\n", -EINVAL },
+	{ "key case", "Listen_port=1\n\n", -EINVAL },
+	{ "space in key", "listen_port =1\n\n", -EINVAL },
+	{ "private key short", "private_key=" "0102" "\n\n", -EINVAL },
+	{ "private key 63", "private_key=" KZ63 "\n\n", -EINVAL },
+	{ "private key 65", "private_key=0" KZ "\n\n", -EINVAL },
+	{ "private key bad digit",
+	  "private_key=0g02030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20\n\n", -EINVAL },
+	{ "private key base64", "private_key=AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA=\n\n", -EINVAL },
+	{ "public key bad", "public_key=xyz\n\n", -EINVAL },
+	{ "psk bad", "public_key=" K1 "\npreshared_key=" K1 "0\n\n", -EINVAL },
+	{ "port too big", "listen_port=65536\n\n", -EINVAL },
+	{ "port negative", "listen_port=-1\n\n", -EINVAL },
+	{ "port plus", "listen_port=+1\n\n", -EINVAL },
+	{ "port empty", "listen_port=\n\n", -EINVAL },
+	{ "port hex", "listen_port=0x10\n\n", -EINVAL },
+	{ "port space", "listen_port= 1\n\n", -EINVAL },
+	{ "port trailing", "listen_port=1 \n\n", -EINVAL },
+	{ "port huge", "listen_port=99999999999999999999999\n\n", -EINVAL },
+	{ "fwmark too big", "fwmark=4294967296\n\n", -EINVAL },
+	{ "replace_peers false", "replace_peers=false\n\n", -EINVAL },
+	{ "replace_peers 1", "replace_peers=1\n\n", -EINVAL },
+	{ "interface key after peer", "public_key=" K1 "\nlisten_port=1\n\n", -EINVAL },
+	{ "private key after peer", "public_key=" K1 "\nprivate_key=" K1 "\n\n", -EINVAL },
+	{ "replace_peers after peer", "public_key=" K1 "\nreplace_peers=true\n\n", -EINVAL },
+	{ "duplicate peer", "public_key=" K1 "\npublic_key=" K2 "\npublic_key=" K1 "\n\n", -EINVAL },
+	{ "duplicate peer other case", "public_key=" K2 "\npublic_key=" K3 "\n\n", -EINVAL },
+	{ "peer key before peer", "remove=true\n\n", -EINVAL },
+	{ "remove false", "public_key=" K1 "\nremove=false\n\n", -EINVAL },
+	{ "update_only yes", "public_key=" K1 "\nupdate_only=yes\n\n", -EINVAL },
+	{ "replace_allowed_ips 0", "public_key=" K1 "\nreplace_allowed_ips=0\n\n", -EINVAL },
+	{ "keepalive too big", "public_key=" K1 "\npersistent_keepalive_interval=65536\n\n", -EINVAL },
+	{ "keepalive empty", "public_key=" K1 "\npersistent_keepalive_interval=\n\n", -EINVAL },
+	{ "protocol_version 2", "public_key=" K1 "\nprotocol_version=2\n\n", -EINVAL },
+	{ "protocol_version 01", "public_key=" K1 "\nprotocol_version=01\n\n", -EINVAL },
+	{ "embedded NUL", "listen_port=1\0002\n\n", -EINVAL },
+	{ "NUL after endpoint", "public_key=" K1 "\nendpoint=1.2.3.4:5\000x\n\n", -EINVAL },
+	{ "endpoint empty", "public_key=" K1 "\nendpoint=\n\n", -EINVAL },
+	{ "endpoint no port", "public_key=" K1 "\nendpoint=1.2.3.4\n\n", -EINVAL },
+	{ "endpoint empty port", "public_key=" K1 "\nendpoint=1.2.3.4:\n\n", -EINVAL },
+	{ "endpoint port big", "public_key=" K1 "\nendpoint=1.2.3.4:65536\n\n", -EINVAL },
+	{ "endpoint bad v4", "public_key=" K1 "\nendpoint=1.2.3.256:1\n\n", -EINVAL },
+	{ "endpoint short v4", "public_key=" K1 "\nendpoint=1.2.3:1\n\n", -EINVAL },
+	{ "endpoint v4 leading 0", "public_key=" K1 "\nendpoint=01.2.3.4:1\n\n", -EINVAL },
+	{ "endpoint hostname", "public_key=" K1 "\nendpoint=example.com:1\n\n", -EINVAL },
+	{ "endpoint v6 no brackets", "public_key=" K1 "\nendpoint=2001:db8::1:1\n\n", -EINVAL },
+	{ "endpoint v6 no port", "public_key=" K1 "\nendpoint=[2001:db8::1]\n\n", -EINVAL },
+	{ "endpoint v6 colon only", "public_key=" K1 "\nendpoint=[2001:db8::1]:\n\n", -EINVAL },
+	{ "endpoint v6 unclosed", "public_key=" K1 "\nendpoint=[2001:db8::1:1\n\n", -EINVAL },
+	{ "endpoint v4 in brackets", "public_key=" K1 "\nendpoint=[1.2.3.4]:1\n\n", -EINVAL },
+	{ "endpoint empty scope", "public_key=" K1 "\nendpoint=[fe80::1%]:1\n\n", -EINVAL },
+	{ "endpoint unknown scope", "public_key=" K1 "\nendpoint=[fe80::1%nosuchif0]:1\n\n", -EINVAL },
+	{ "endpoint scope too big", "public_key=" K1 "\nendpoint=[fe80::1%4294967296]:1\n\n", -EINVAL },
+	{ "endpoint junk after ]", "public_key=" K1 "\nendpoint=[::1]x:1\n\n", -EINVAL },
+	{ "allowed_ip no cidr", "public_key=" K1 "\nallowed_ip=10.0.0.0\n\n", -EINVAL },
+	{ "allowed_ip empty cidr", "public_key=" K1 "\nallowed_ip=10.0.0.0/\n\n", -EINVAL },
+	{ "allowed_ip v4 /33", "public_key=" K1 "\nallowed_ip=10.0.0.0/33\n\n", -EINVAL },
+	{ "allowed_ip v6 /129", "public_key=" K1 "\nallowed_ip=::/129\n\n", -EINVAL },
+	{ "allowed_ip cidr leading 0", "public_key=" K1 "\nallowed_ip=10.0.0.0/08\n\n", -EINVAL },
+	{ "allowed_ip negative cidr", "public_key=" K1 "\nallowed_ip=10.0.0.0/-8\n\n", -EINVAL },
+	{ "allowed_ip bad addr", "public_key=" K1 "\nallowed_ip=10.0.0/8\n\n", -EINVAL },
+	{ "allowed_ip zone", "public_key=" K1 "\nallowed_ip=fe80::1%1/128\n\n", -EINVAL },
+	{ "allowed_ip double minus", "public_key=" K1 "\nallowed_ip=--10.0.0.0/8\n\n", -EINVAL },
+	{ "allowed_ip plus", "public_key=" K1 "\nallowed_ip=+10.0.0.0/8\n\n", -EINVAL },
+	{ "allowed_ip empty", "public_key=" K1 "\nallowed_ip=\n\n", -EINVAL },
+	{ "allowed_ip two slashes", "public_key=" K1 "\nallowed_ip=10.0.0.0/8/8\n\n", -EINVAL },
+	{ "error then good lines", "listen_port=x\nlisten_port=1\n\n", -EINVAL },
+};
+
+/* strlen() stops at an embedded NUL: the table's lengths come from sizeof
+ * through this macro-free helper that scans to the last "\n\n" or end. */
+static size_t case_len(const struct bad_case *c)
+{
+	/* Cases with an embedded NUL continue after it up to "\n\n". */
+	size_t n = strlen(c->msg);
+
+	if (strstr(c->what, "NUL"))
+		n += 1 + strlen(c->msg + n + 1);
+	return n;
+}
+
+static void test_set_bad(void)
+{
+	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+		const struct bad_case *c = &bad_cases[i];
+		struct config_device cfg;
+		int ret;
+
+		config_device_init(&cfg);
+		ret = uapi_parse_set(&cfg, c->msg, case_len(c));
+		check(ret == c->err, "%s: got %d want %d", c->what, ret, c->err);
+		config_device_clear(&cfg);
+	}
+
+	/* An overlong line, even if otherwise well formed in spirit. */
+	{
+		char line[UAPI_LINE_MAX + 64];
+		struct config_device cfg;
+		struct uapi_parser p;
+
+		memset(line, '0', sizeof(line));
+		memcpy(line, "listen_port=", 12);
+		config_device_init(&cfg);
+		uapi_parser_init(&p, &cfg);
+		check(uapi_parse_set_line(&p, line, sizeof(line)) == -EINVAL, "overlong line");
+		/* Sticky: a good line afterwards still reports the error. */
+		check(uapi_parse_set_line(&p, "fwmark=1", 8) == -EINVAL &&
+		      !(cfg.flags & CONFIG_DEVICE_HAS_FWMARK), "error is sticky");
+		check(uapi_parse_set_finish(&p) == -EINVAL, "finish keeps error");
+		config_device_clear(&cfg);
+	}
+}
+
+/* ---- get ---- */
+
+static void make_snapshot(struct config_device *dev)
+{
+	struct config_peer *p;
+	struct config_allowedip aip = { .family = AF_INET, .cidr = 24, .addr = { 10, 0, 0, 0 } };
+
+	config_device_init(dev);
+	dev->flags = CONFIG_DEVICE_HAS_PRIVATE_KEY;
+	key_fill(dev->private_key, 1, 1);
+	dev->listen_port = 51820;
+	dev->fwmark = 7;
+
+	p = config_device_add_peer(dev, (const uint8_t[32]){ 0xab, [31] = 0xcd });
+	p->flags = CONFIG_PEER_HAS_PRESHARED_KEY | CONFIG_PEER_HAS_ENDPOINT;
+	memset(p->preshared_key, 0x11, 32);
+	p->endpoint.in.sin_family = AF_INET;
+	p->endpoint.in.sin_port = htons(1234);
+	p->endpoint.in.sin_addr.s_addr = htonl(0xc0000201);
+	p->last_handshake_sec = 1700000000;
+	p->last_handshake_nsec = 123456789;
+	p->tx_bytes = 18446744073709551615u;
+	p->rx_bytes = 42;
+	p->persistent_keepalive = 25;
+	config_peer_add_allowedip(p, &aip);
+	aip.family = AF_INET6;
+	aip.cidr = 64;
+	memset(aip.addr, 0, 16);
+	aip.addr[0] = 0xfd;
+	config_peer_add_allowedip(p, &aip);
+
+	p = config_device_add_peer(dev, (const uint8_t[32]){ 0 });
+	p->flags = CONFIG_PEER_HAS_ENDPOINT;
+	p->endpoint.in6.sin6_family = AF_INET6;
+	p->endpoint.in6.sin6_port = htons(51820);
+	inet_pton(AF_INET6, "fe80::1", &p->endpoint.in6.sin6_addr);
+	p->endpoint.in6.sin6_scope_id = 3;
+
+	/* No endpoint, no keepalive, no allowed IPs, never a handshake. */
+	p = config_device_add_peer(dev, (const uint8_t[32]){ 1 });
+	(void)p;
+}
+
+static const char snapshot_text[] =
+	"private_key=" K1 "\n"
+	"listen_port=51820\n"
+	"fwmark=7\n"
+	"public_key=ab000000000000000000000000000000000000000000000000000000000000cd\n"
+	"preshared_key=1111111111111111111111111111111111111111111111111111111111111111\n"
+	"protocol_version=1\n"
+	"endpoint=192.0.2.1:1234\n"
+	"last_handshake_time_sec=1700000000\n"
+	"last_handshake_time_nsec=123456789\n"
+	"tx_bytes=18446744073709551615\n"
+	"rx_bytes=42\n"
+	"persistent_keepalive_interval=25\n"
+	"allowed_ip=10.0.0.0/24\n"
+	"allowed_ip=fd00::/64\n"
+	"public_key=" KZ "\n"
+	"preshared_key=" KZ "\n"
+	"protocol_version=1\n"
+	"endpoint=[fe80::1%3]:51820\n"
+	"last_handshake_time_sec=0\n"
+	"last_handshake_time_nsec=0\n"
+	"tx_bytes=0\n"
+	"rx_bytes=0\n"
+	"persistent_keepalive_interval=0\n"
+	"public_key=0100000000000000000000000000000000000000000000000000000000000000\n"
+	"preshared_key=" KZ "\n"
+	"protocol_version=1\n"
+	"last_handshake_time_sec=0\n"
+	"last_handshake_time_nsec=0\n"
+	"tx_bytes=0\n"
+	"rx_bytes=0\n"
+	"persistent_keepalive_interval=0\n"
+	"errno=0\n\n";
+
+static bool buf_is(const struct uapi_buf *b, const char *want)
+{
+	return b->len == strlen(want) && memcmp(b->data, want, b->len) == 0;
+}
+
+static void test_get(void)
+{
+	struct config_device dev;
+	struct uapi_buf b;
+
+	make_snapshot(&dev);
+	uapi_buf_init(&b);
+	check(uapi_print_get(&b, &dev) == 0, "print");
+	if (!check(buf_is(&b, snapshot_text), "printed text"))
+		fprintf(stderr, "got:\n%.*s\n", (int)b.len, b.data);
+	uapi_buf_clear(&b);
+
+	/* Empty device: no private key, port 0, fwmark 0 -> only errno. */
+	config_device_clear(&dev);
+	check(uapi_print_get(&b, &dev) == 0 && buf_is(&b, "errno=0\n\n"), "empty device");
+	uapi_buf_clear(&b);
+
+	/* A flagged but all-zero private key is not printed (wireguard-go). */
+	dev.flags = CONFIG_DEVICE_HAS_PRIVATE_KEY;
+	check(uapi_print_get(&b, &dev) == 0 && buf_is(&b, "errno=0\n\n"), "zero private key");
+	uapi_buf_clear(&b);
+
+	check(uapi_print_errno(&b, -22) == 0 && buf_is(&b, "errno=-22\n\n"), "errno line");
+	uapi_buf_consume(&b, 6);
+	check(buf_is(&b, "-22\n\n"), "consume");
+	uapi_buf_clear(&b);
+	config_device_clear(&dev);
+}
+
+/* get text -> set text: drop the get-only lines and the errno line. */
+static size_t get_to_set(char *out, const char *in, size_t len)
+{
+	static const char *const get_only[] = {
+		"last_handshake_time_sec=", "last_handshake_time_nsec=",
+		"tx_bytes=", "rx_bytes=", "errno=",
+	};
+	size_t o = 0, pos = 0;
+
+	while (pos < len) {
+		const char *nl = memchr(in + pos, '\n', len - pos);
+		size_t n = (size_t)(nl - (in + pos)) + 1;
+		bool drop = false;
+
+		for (size_t i = 0; i < sizeof(get_only) / sizeof(get_only[0]); i++)
+			drop |= strncmp(in + pos, get_only[i], strlen(get_only[i])) == 0;
+		if (!drop && n > 1) {
+			memcpy(out + o, in + pos, n);
+			o += n;
+		}
+		pos += n;
+	}
+	out[o++] = '\n';
+	return o;
+}
+
+static void test_round_trip(void)
+{
+	struct config_device dev, back;
+	struct uapi_buf b1, b2;
+	char *set;
+	size_t n;
+
+	make_snapshot(&dev);
+	/* Get-only fields do not survive a set; zero them for the compare. */
+	for (size_t i = 0; i < dev.peers_len; i++) {
+		dev.peers[i].last_handshake_sec = dev.peers[i].last_handshake_nsec = 0;
+		dev.peers[i].tx_bytes = dev.peers[i].rx_bytes = 0;
+	}
+	uapi_buf_init(&b1);
+	uapi_buf_init(&b2);
+	check(uapi_print_get(&b1, &dev) == 0, "rt print");
+	set = malloc(b1.len + 2);
+	n = get_to_set(set, b1.data, b1.len);
+	config_device_init(&back);
+	check(uapi_parse_set(&back, set, n) == 0, "rt parse");
+	check(uapi_print_get(&b2, &back) == 0, "rt reprint");
+	check(b1.len == b2.len && memcmp(b1.data, b2.data, b1.len) == 0, "round trip equal");
+	check(back.peers_len == 3 && back.listen_port == 51820 && back.fwmark == 7 &&
+	      memcmp(back.private_key, dev.private_key, 32) == 0, "rt fields");
+	/* A printed keepalive or psk becomes an explicit set flag. */
+	check(back.peers_len == 3 && (back.peers[2].flags & CONFIG_PEER_HAS_KEEPALIVE) &&
+	      (back.peers[2].flags & CONFIG_PEER_HAS_PRESHARED_KEY), "rt flags");
+	free(set);
+	uapi_buf_clear(&b1);
+	uapi_buf_clear(&b2);
+	config_device_clear(&dev);
+	config_device_clear(&back);
+}
+
+/* ---- the server ---- */
+
+struct fake_dev {
+	struct config_device snap;
+	int set_calls;
+	int set_ret;
+	int get_calls;
+	int gone;
+	struct uapi_buf last_set;	/* the applied config, printed */
+};
+
+static int fake_set(void *ctx, const struct config_device *cfg)
+{
+	struct fake_dev *f = ctx;
+
+	f->set_calls++;
+	uapi_buf_clear(&f->last_set);
+	uapi_print_get(&f->last_set, cfg);
+	return f->set_ret;
+}
+
+static void copy_device(struct config_device *out, const struct config_device *in)
+{
+	out->flags = in->flags;
+	memcpy(out->private_key, in->private_key, 32);
+	out->listen_port = in->listen_port;
+	out->fwmark = in->fwmark;
+	for (size_t i = 0; i < in->peers_len; i++) {
+		const struct config_peer *s = &in->peers[i];
+		struct config_peer *d = config_device_add_peer(out, s->public_key);
+
+		if (!d)
+			return;
+		memcpy(d, s, offsetof(struct config_peer, allowedips));
+		d->last_handshake_sec = s->last_handshake_sec;
+		d->last_handshake_nsec = s->last_handshake_nsec;
+		d->rx_bytes = s->rx_bytes;
+		d->tx_bytes = s->tx_bytes;
+		for (size_t j = 0; j < s->allowedips_len; j++)
+			config_peer_add_allowedip(d, &s->allowedips[j]);
+	}
+}
+
+static int fake_get(void *ctx, struct config_device *out)
+{
+	struct fake_dev *f = ctx;
+
+	f->get_calls++;
+	copy_device(out, &f->snap);
+	return 0;
+}
+
+static void fake_gone(void *ctx)
+{
+	struct fake_dev *f = ctx;
+
+	f->gone++;
+}
+
+static const struct control_ops fake_ops = {
+	.set = fake_set, .get = fake_get, .socket_gone = fake_gone,
+};
+
+/* A test client driven by the same loop as the server. */
+struct tclient {
+	struct loop_fd h;
+	struct loop *loop;
+	int fd;
+	const char *out;
+	size_t out_len, out_off;
+	char *in;
+	size_t in_len, in_cap;
+	size_t want_replies;	/* stop the loop once this many "\n\n" ended replies arrived */
+	bool eof;
+	bool reading;		/* false: a slow client that does not read */
+};
+
+static size_t count_replies(const struct tclient *c)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i + 1 < c->in_len; i++) {
+		if (c->in[i] == '\n' && c->in[i + 1] == '\n') {
+			n++;
+			i++;
+		}
+	}
+	return n;
+}
+
+static void tclient_cb(struct loop_fd *h, uint32_t revents)
+{
+	struct tclient *c = container_of(h, struct tclient, h);
+
+	if ((revents & EPOLLOUT) && c->out_off < c->out_len) {
+		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n > 0)
+			c->out_off += (size_t)n;
+		else if (n < 0 && errno != EAGAIN)
+			c->out_off = c->out_len;	/* server hung up */
+	}
+	if ((revents & (EPOLLIN | EPOLLHUP | EPOLLERR)) && c->reading && !c->eof) {
+		ssize_t n;
+
+		if (c->in_cap - c->in_len < 65536) {
+			c->in_cap = c->in_cap * 2 + 65536;
+			c->in = realloc(c->in, c->in_cap);
+		}
+		n = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len, MSG_DONTWAIT);
+		if (n > 0)
+			c->in_len += (size_t)n;
+		else if (n == 0 || errno != EAGAIN)
+			c->eof = true;
+	}
+	if (c->want_replies && count_replies(c) >= c->want_replies)
+		loop_stop(c->loop);
+	if (c->eof)
+		loop_stop(c->loop);
+	{
+		uint32_t ev = (c->reading && !c->eof ? EPOLLIN : 0) |
+			      (c->out_off < c->out_len ? EPOLLOUT : 0);
+
+		if (ev != c->h.events)
+			loop_modify(c->loop, &c->h, ev);
+	}
+}
+
+static int tclient_open(struct tclient *c, struct loop *l, const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+
+	memset(c, 0, sizeof(*c));
+	c->loop = l;
+	c->reading = true;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&sun, sizeof(sun)) < 0)
+		return -1;
+	return loop_add(l, &c->h, c->fd, EPOLLIN, tclient_cb);
+}
+
+static void tclient_send(struct tclient *c, const char *msg, size_t len)
+{
+	c->out = msg;
+	c->out_len = len;
+	c->out_off = 0;
+	loop_modify(c->loop, &c->h, (c->reading ? EPOLLIN : 0) | EPOLLOUT);
+}
+
+static void tclient_close(struct tclient *c)
+{
+	loop_remove(c->loop, &c->h);
+	close(c->fd);
+	free(c->in);
+	c->in = NULL;
+}
+
+static void on_deadline_stop(struct loop *l, uint64_t now)
+{
+	(void)now;
+	loop_stop(l);
+}
+
+/* Runs the loop until a client stops it or ms pass (a bound, not a wait). */
+static void pump(struct loop *l, unsigned int ms)
+{
+	l->on_deadline = on_deadline_stop;
+	loop_set_deadline(l, loop_now() + (uint64_t)ms * 1000000u);
+	loop_run(l);
+	loop_set_deadline(l, UINT64_MAX);
+}
+
+/* Sends msg on a fresh connection and waits for n replies (or EOF). */
+static void exchange(struct tclient *c, struct loop *l, const char *path,
+		     const char *msg, size_t len, size_t n)
+{
+	check(tclient_open(c, l, path) == 0, "connect %s", path);
+	c->want_replies = n;
+	tclient_send(c, msg, len);
+	for (int i = 0; i < 100 && count_replies(c) < n && !c->eof; i++)
+		pump(l, 2000);
+}
+
+static bool reply_is(const struct tclient *c, const char *want)
+{
+	return c->in_len == strlen(want) && memcmp(c->in, want, c->in_len) == 0;
+}
+
+static void wait_eof(struct tclient *c, struct loop *l)
+{
+	c->want_replies = 0;
+	for (int i = 0; i < 100 && !c->eof; i++)
+		pump(l, 2000);
+}
+
+static void test_server_ops(struct loop *l, const char *path, struct fake_dev *f)
+{
+	struct tclient c;
+	struct uapi_buf want;
+	static const char set_msg[] = "set=1\nlisten_port=1234\npublic_key=" K1 "\n"
+				      "allowed_ip=10.0.0.0/8\n\n";
+	static const char bad_then_get[] = "set=1\nlisten_port=99999\npublic_key=" K1 "\n\n"
+					   "get=1\n\n";
+
+	uapi_buf_init(&want);
+	uapi_print_get(&want, &f->snap);
+
+	/* get */
+	exchange(&c, l, path, "get=1\n\n", 7, 1);
+	check(c.in_len == want.len && memcmp(c.in, want.data, want.len) == 0, "get reply");
+	tclient_close(&c);
+
+	/* set: applied once, with the right content */
+	f->set_calls = 0;
+	exchange(&c, l, path, set_msg, sizeof(set_msg) - 1, 1);
+	check(reply_is(&c, "errno=0\n\n"), "set reply");
+	check(f->set_calls == 1 && f->last_set.len > 0 &&
+	      strstr(f->last_set.data, "listen_port=1234\npublic_key=" K1) &&
+	      strstr(f->last_set.data, "allowed_ip=10.0.0.0/8\n"), "set applied");
+	tclient_close(&c);
+
+	/* the device's error is passed on */
+	f->set_ret = -EADDRINUSE;
+	exchange(&c, l, path, set_msg, sizeof(set_msg) - 1, 1);
+	check(reply_is(&c, "errno=-98\n\n"), "device error passed on");
+	f->set_ret = 0;
+	tclient_close(&c);
+
+	/* malformed set: EINVAL, nothing applied, the connection goes on */
+	f->set_calls = 0;
+	exchange(&c, l, path, bad_then_get, sizeof(bad_then_get) - 1, 2);
+	check(f->set_calls == 0, "malformed set not applied");
+	check(c.in_len > 11 && memcmp(c.in, "errno=-22\n\n", 11) == 0 &&
+	      c.in_len - 11 == want.len && memcmp(c.in + 11, want.data, want.len) == 0,
+	      "error then get on one connection");
+	tclient_close(&c);
+
+	/* several operations in one write, answered in order */
+	{
+		static const char three[] = "get=1\n\nset=1\nfwmark=5\n\nget=1\n\n";
+
+		f->set_calls = 0;
+		exchange(&c, l, path, three, sizeof(three) - 1, 3);
+		check(c.in_len == 2 * want.len + 9 &&
+		      memcmp(c.in + want.len, "errno=0\n\n", 9) == 0 &&
+		      memcmp(c.in + want.len + 9, want.data, want.len) == 0 &&
+		      f->set_calls == 1, "three ops");
+		tclient_close(&c);
+	}
+
+	/* framing errors: errno reply, then the server hangs up */
+	{
+		static const struct { const char *what, *msg; const char *reply; } cases[] = {
+			{ "get junk", "get=1\nx\n", "errno=-22\n\n" },
+			{ "unknown op", "hello=1\n", "errno=-22\n\n" },
+			{ "blank op", "\n", "errno=-22\n\n" },
+			{ "get=2", "get=2\n\n", "errno=-22\n\n" },
+		};
+
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			exchange(&c, l, path, cases[i].msg, strlen(cases[i].msg), 1);
+			wait_eof(&c, l);
+			check(reply_is(&c, cases[i].reply) && c.eof, "%s", cases[i].what);
+			tclient_close(&c);
+		}
+	}
+
+	/* an overlong line */
+	{
+		char big[UAPI_LINE_MAX * 3];
+
+		memset(big, 'a', sizeof(big));
+		memcpy(big, "set=1\n", 6);
+		f->set_calls = 0;
+		exchange(&c, l, path, big, sizeof(big), 1);
+		wait_eof(&c, l);
+		check(reply_is(&c, "errno=-22\n\n") && c.eof && f->set_calls == 0, "overlong line");
+		tclient_close(&c);
+	}
+
+	/* EOF in the middle of a set: nothing applied, no reply */
+	{
+		static const char part[] = "set=1\nlisten_port=5\n";
+
+		f->set_calls = 0;
+		check(tclient_open(&c, l, path) == 0, "connect partial");
+		send(c.fd, part, sizeof(part) - 1, MSG_NOSIGNAL);
+		shutdown(c.fd, SHUT_WR);
+		wait_eof(&c, l);
+		check(c.eof && c.in_len == 0 && f->set_calls == 0, "partial set dropped");
+		tclient_close(&c);
+	}
+
+	/* half-close after a whole request: the reply still comes */
+	check(tclient_open(&c, l, path) == 0, "connect half-close");
+	send(c.fd, "get=1\n\n", 7, MSG_NOSIGNAL);
+	shutdown(c.fd, SHUT_WR);
+	wait_eof(&c, l);
+	check(c.in_len == want.len && memcmp(c.in, want.data, want.len) == 0,
+	      "reply after half-close");
+	tclient_close(&c);
+
+	uapi_buf_clear(&want);
+}
+
+/* A message over the cap: EMSGSIZE and a hang-up, nothing applied. */
+static void test_server_msg_cap(struct loop *l, const char *path, struct fake_dev *f)
+{
+	size_t line = 14, n = (9u << 20) / line, len = 6 + n * line;
+	char *msg = malloc(len);
+	struct tclient c;
+
+	memcpy(msg, "set=1\n", 6);
+	for (size_t i = 0; i < n; i++)
+		memcpy(msg + 6 + i * line, "listen_port=1\n", line);
+	f->set_calls = 0;
+	exchange(&c, l, path, msg, len, 1);
+	wait_eof(&c, l);
+	check(reply_is(&c, "errno=-90\n\n") && f->set_calls == 0, "message cap (EMSGSIZE)");
+	tclient_close(&c);
+	free(msg);
+}
+
+/* A big get reply to a client that does not read must not stall others. */
+static void test_server_slow_client(struct loop *l, const char *path, struct fake_dev *f)
+{
+	struct tclient slow, quick;
+	struct uapi_buf want;
+	struct config_allowedip aip = { .family = AF_INET6, .cidr = 128 };
+
+	/* ~2000 peers of ~400 bytes: far more than a socket buffer. */
+	for (unsigned int i = 0; i < 2000; i++) {
+		uint8_t key[32] = { (uint8_t)(i >> 8), (uint8_t)i, 0x77 };
+		struct config_peer *p = config_device_add_peer(&f->snap, key);
+
+		aip.addr[15] = (uint8_t)i;
+		aip.addr[14] = (uint8_t)(i >> 8);
+		config_peer_add_allowedip(p, &aip);
+	}
+	uapi_buf_init(&want);
+	uapi_print_get(&want, &f->snap);
+	check(want.len > 500000, "big snapshot %zu bytes", want.len);
+
+	check(tclient_open(&slow, l, path) == 0, "connect slow");
+	slow.reading = false;
+	tclient_send(&slow, "get=1\n\n", 7);
+	pump(l, 50);	/* the server fills the socket buffer and must go on */
+
+	exchange(&quick, l, path, "get=1\n\n", 7, 1);
+	check(quick.in_len == want.len && memcmp(quick.in, want.data, want.len) == 0,
+	      "other client served while one is stalled");
+	tclient_close(&quick);
+
+	slow.reading = true;
+	slow.want_replies = 1;
+	loop_modify(l, &slow.h, EPOLLIN);
+	for (int i = 0; i < 200 && count_replies(&slow) < 1 && !slow.eof; i++)
+		pump(l, 2000);
+	check(slow.in_len == want.len && memcmp(slow.in, want.data, want.len) == 0,
+	      "stalled client gets all of it later");
+	tclient_close(&slow);
+	uapi_buf_clear(&want);
+}
+
+/* More connections than the cap: the longest idle one is evicted. */
+static void test_server_client_cap(struct loop *l, const char *path)
+{
+	struct tclient c[17];
+
+	for (int i = 0; i < 17; i++) {
+		check(tclient_open(&c[i], l, path) == 0, "connect %d", i);
+		pump(l, 5);	/* accepted in order */
+	}
+	pump(l, 20);
+	check(c[0].eof, "oldest idle client evicted");
+	for (int i = 1; i < 17; i++)
+		check(!c[i].eof, "client %d kept", i);
+	for (int i = 0; i < 17; i++)
+		tclient_close(&c[i]);
+
+	{
+		struct tclient q;
+
+		exchange(&q, l, path, "get=1\n\n", 7, 1);
+		check(count_replies(&q) == 1, "served after eviction");
+		tclient_close(&q);
+	}
+}
+
+static int bind_stale(const char *path, bool listening, int *keep)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0)
+		return -1;
+	if (listening && listen(fd, 4) < 0)
+		return -1;
+	if (keep)
+		*keep = fd;
+	else
+		close(fd);	/* bound, then closed: the file stays, refusing */
+	return 0;
+}
+
+static void test_socket_file(const char *dir)
+{
+	struct fake_dev f = { 0 };
+	struct control *c1, *c2;
+	char sub[200], path[300], other[300];
+	struct stat st;
+	struct loop l;
+	int ret, keep = -1;
+
+	/* The directory is created 0755 even under a strict umask. */
+	snprintf(sub, sizeof(sub), "%s/run/wireguard", dir);
+	umask(0077);
+	ret = control_open(&c1, "wgtest0", sub, &fake_ops, &f);
+	umask(0022);
+	check(ret == 0, "open in new dir: %d", ret);
+	if (ret)
+		return;
+	snprintf(path, sizeof(path), "%s/wgtest0.sock", sub);
+	check(strcmp(control_path(c1), path) == 0, "path %s", control_path(c1));
+	memset(&st, 0, sizeof(st));
+	stat(sub, &st);
+	check((st.st_mode & 07777) == 0755, "dir mode %o", (unsigned int)(st.st_mode & 07777));
+	memset(&st, 0, sizeof(st));
+	lstat(path, &st);
+	check(S_ISSOCK(st.st_mode) && (st.st_mode & 07777) == 0600,
+	      "socket mode %o", (unsigned int)(st.st_mode & 07777));
+	check(control_listen_fd(c1) >= 0, "listen fd");
+
+	/* A live socket belongs to another daemon. */
+	ret = control_open(&c2, "wgtest0", sub, &fake_ops, &f);
+	check(ret == -EADDRINUSE, "live socket: %d", ret);
+	check(lstat(path, &st) == 0, "live socket left alone");
+	control_close(c1);
+	check(lstat(path, &st) < 0 && errno == ENOENT, "close unlinks");
+
+	/* A stale socket is replaced. */
+	check(bind_stale(path, false, NULL) == 0, "make stale socket");
+	ret = control_open(&c1, "wgtest0", sub, &fake_ops, &f);
+	check(ret == 0, "stale socket replaced: %d", ret);
+
+	/* control_close() unlinks only its own file. */
+	if (ret == 0) {
+		unlink(path);
+		check(bind_stale(path, true, &keep) == 0, "someone else's socket");
+		control_close(c1);
+		check(lstat(path, &st) == 0, "foreign socket survives our close");
+		close(keep);
+		unlink(path);
+	}
+
+	/* Not a socket: refused, untouched. */
+	close(open(path, O_WRONLY | O_CREAT, 0600));
+	ret = control_open(&c1, "wgtest0", sub, &fake_ops, &f);
+	check(ret == -EEXIST && lstat(path, &st) == 0 && S_ISREG(st.st_mode),
+	      "regular file refused: %d", ret);
+	unlink(path);
+
+	/* Bad names. */
+	check(control_open(&c1, "", sub, &fake_ops, &f) == -EINVAL, "empty ifname");
+	check(control_open(&c1, "a/b", sub, &fake_ops, &f) == -EINVAL, "slash ifname");
+	check(control_open(&c1, "..", sub, &fake_ops, &f) == -EINVAL, "dotdot ifname");
+	check(control_open(&c1, "0123456789abcdef", sub, &fake_ops, &f) == -EINVAL, "16 chars");
+
+	/* control_release() (the launcher after fork) keeps the file. */
+	check(control_open(&c1, "wgtest0", sub, &fake_ops, &f) == 0, "reopen");
+	control_release(c1);
+	check(lstat(path, &st) == 0, "release keeps the file");
+
+	/* Deletion and replacement are seen through inotify. */
+	check(loop_init(&l) == 0, "loop");
+	check(control_open(&c1, "wgtest0", sub, &fake_ops, &f) == 0, "open (stale after release)");
+	check(control_attach(c1, &l) == 0, "attach");
+	pump(&l, 20);
+	check(f.gone == 0, "not gone while present");
+	unlink(path);
+	pump(&l, 200);
+	check(f.gone == 1, "deletion noticed");
+	control_close(c1);
+
+	f.gone = 0;
+	check(control_open(&c1, "wgtest0", sub, &fake_ops, &f) == 0, "open for rename");
+	check(control_attach(c1, &l) == 0, "attach 2");
+	snprintf(other, sizeof(other), "%s/other.sock", sub);
+	check(bind_stale(other, false, NULL) == 0, "other socket");
+	check(rename(other, path) == 0, "rename over ours");
+	pump(&l, 200);
+	check(f.gone == 1, "replacement noticed");
+	control_close(c1);
+	check(lstat(path, &st) == 0, "replacement not unlinked by us");
+	unlink(path);
+
+	/* Deleted before attach: attach refuses. */
+	check(control_open(&c1, "wgtest0", sub, &fake_ops, &f) == 0, "open 3");
+	unlink(path);
+	check(control_attach(c1, &l) == -ENOENT, "attach after deletion");
+	control_close(c1);
+	loop_clear(&l);
+	rmdir(sub);
+}
+
+static void test_server(void)
+{
+	char dir[] = "/tmp/wgd-test-uapi-XXXXXX";
+	struct fake_dev f = { 0 };
+	struct control *ctl;
+	struct loop l;
+	int ret;
+
+	if (!mkdtemp(dir)) {
+		check(false, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	make_snapshot(&f.snap);
+	uapi_buf_init(&f.last_set);
+	check(loop_init(&l) == 0, "loop_init");
+	/* The default comes from WGD_RUN_DIR when no directory is given. */
+	setenv("WGD_RUN_DIR", dir, 1);
+	ret = control_open(&ctl, "wgtest1", NULL, &fake_ops, &f);
+	check(ret == 0, "control_open: %d", ret);
+	if (ret == 0) {
+		check(strncmp(control_path(ctl), dir, strlen(dir)) == 0, "WGD_RUN_DIR used");
+		check(control_attach(ctl, &l) == 0, "control_attach");
+		test_server_ops(&l, control_path(ctl), &f);
+		test_server_msg_cap(&l, control_path(ctl), &f);
+		test_server_client_cap(&l, control_path(ctl));
+		test_server_slow_client(&l, control_path(ctl), &f);
+		check(f.gone == 0, "never reported gone");
+		control_close(ctl);
+	}
+	loop_clear(&l);
+	config_device_clear(&f.snap);
+	uapi_buf_clear(&f.last_set);
+
+	test_socket_file(dir);
+	{
+		char p[sizeof(dir) + 8];
+
+		snprintf(p, sizeof(p), "%s/run", dir);
+		rmdir(p);
+	}
+	check(rmdir(dir) == 0, "temp dir empty at the end: %s", strerror(errno));
+}
+
+int main(void)
+{
+	test_hex();
+	test_set_interface();
+	test_set_peers();
+	test_set_bad();
+	test_get();
+	test_round_trip();
+	test_server();
+	printf("test_uapi: %lu checks, %lu failures\n", checks, failures);
+	return failures ? 1 : 0;
+}
