@@ -31,9 +31,10 @@
 #define RATELIMITER_WAYS		8
 
 struct ratelimiter_entry {
-	uint64_t last;		/* ns of the last refill; 0 = entry free */
+	uint64_t last;		/* ns of the last refill */
 	uint64_t tokens;	/* in ns of "credit"; one packet costs 1 s / 20 */
 	uint8_t key[9];		/* version (4 or 6) then 4 or 8 address bytes */
+	bool used;
 };
 
 struct ratelimiter {

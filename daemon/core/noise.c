@@ -1,0 +1,741 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Noise_IKpsk2_25519_ChaChaPoly_BLAKE2s as WireGuard uses it (WP §5.4),
+ * the keypair slots (WP §5, reference §7) and transport data (WP §5.4.6).
+ * Step names follow the whitepaper; the Noise tokens mark each step.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "crypto/blake2s.h"
+#include "crypto/bytes.h"
+#include "crypto/chacha20poly1305.h"
+#include "crypto/util.h"
+#include "crypto/x25519.h"
+#include "daemon/core/noise.h"
+
+/*
+ * C0 = HASH("Noise_IKpsk2_25519_ChaChaPoly_BLAKE2s") and
+ * H0 = HASH(C0 || "WireGuard v1 zx2c4 Jason@zx2c4.com") (WP §5.4.2): the
+ * same for every handshake, so precomputed.  Values from
+ * shared/reference/wireguard-protocol.md §1; tests/daemon recomputes them.
+ */
+static const uint8_t NOISE_CHAIN0[NOISE_HASH_LEN] = {
+	0x60, 0xe2, 0x6d, 0xae, 0xf3, 0x27, 0xef, 0xc0, 0x2e, 0xc3, 0x35, 0xe2, 0xa0, 0x25, 0xd2, 0xd0,
+	0x16, 0xeb, 0x42, 0x06, 0xf8, 0x72, 0x77, 0xf5, 0x2d, 0x38, 0xd1, 0x98, 0x8b, 0x78, 0xcd, 0x36,
+};
+static const uint8_t NOISE_HASH0[NOISE_HASH_LEN] = {
+	0x22, 0x11, 0xb3, 0x61, 0x08, 0x1a, 0xc5, 0x66, 0x69, 0x12, 0x43, 0xdb, 0x45, 0x8a, 0xd5, 0x32,
+	0x2d, 0x9c, 0x6c, 0x66, 0x22, 0x93, 0xe8, 0xb7, 0x0e, 0xe1, 0x9c, 0x65, 0xba, 0x07, 0x9e, 0xf3,
+};
+
+#define NOISE_MAX_INDEX_TRIES 64
+#define NOISE_INITIATION_SPACING (WG_NSEC_PER_SEC / INITIATIONS_PER_SECOND)
+
+#define container_of(ptr, type, member) ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+const char *noise_result_str(enum noise_result res)
+{
+	switch (res) {
+	case NOISE_OK: return "ok";
+	case NOISE_OK_CONFIRMED: return "ok, session confirmed";
+	case NOISE_DROP_NO_IDENTITY: return "no private key";
+	case NOISE_DROP_BAD_DH: return "zero Diffie-Hellman result";
+	case NOISE_DROP_BAD_TAG: return "authentication failed";
+	case NOISE_DROP_UNKNOWN_PEER: return "unknown peer";
+	case NOISE_DROP_REPLAYED_TIMESTAMP: return "replayed initiation timestamp";
+	case NOISE_DROP_FLOOD: return "initiation flood";
+	case NOISE_DROP_UNKNOWN_INDEX: return "unknown receiver index";
+	case NOISE_DROP_WRONG_STATE: return "handshake not awaiting a response";
+	case NOISE_DROP_EXPIRED: return "keypair expired";
+	case NOISE_DROP_REPLAY: return "replayed or too old counter";
+	case NOISE_ERR_NO_KEYPAIR: return "no keypair to send with";
+	case NOISE_ERR_WRONG_STATE: return "no initiation to respond to";
+	case NOISE_ERR_RANDOM: return "no random bytes";
+	case NOISE_ERR_INDEX: return "no free index";
+	}
+	return "unknown";
+}
+
+static bool has_expired(uint64_t birth, uint64_t now, uint64_t seconds)
+{
+	return now < birth || now - birth >= WG_SECONDS(seconds);
+}
+
+/* ---- the symmetric state (WP §5.4: HASH, MIX-KEY via KDFn) ---- */
+
+/* H = HASH(H || in) */
+static void mix_hash(uint8_t hash[NOISE_HASH_LEN], const uint8_t *in, size_t len)
+{
+	struct blake2s_state st;
+
+	blake2s_init(&st, NOISE_HASH_LEN);
+	blake2s_update(&st, hash, NOISE_HASH_LEN);
+	blake2s_update(&st, in, len);
+	blake2s_final(&st, hash);
+}
+
+/* C = KDF1(C, in) or (C, key) = KDF2(C, in) when key is not NULL */
+static void mix_key(uint8_t chain[NOISE_HASH_LEN], uint8_t *key, const uint8_t *in, size_t len)
+{
+	blake2s_kdf(chain, key, NULL, in, len, chain);
+}
+
+/* Mix DH(priv, pub) into C (and key); false on an all-zero result. */
+static bool mix_dh(uint8_t chain[NOISE_HASH_LEN], uint8_t *key, const uint8_t priv[NOISE_PUBLIC_KEY_LEN],
+		   const uint8_t pub[NOISE_PUBLIC_KEY_LEN])
+{
+	uint8_t dh[NOISE_PUBLIC_KEY_LEN];
+	bool ok = x25519(dh, priv, pub);
+
+	if (ok)
+		mix_key(chain, key, dh, sizeof(dh));
+	crypto_wipe(dh, sizeof(dh));
+	return ok;
+}
+
+/* (C, tau, key) = KDF3(C, Q); H = HASH(H || tau) */
+static void mix_psk(uint8_t chain[NOISE_HASH_LEN], uint8_t hash[NOISE_HASH_LEN],
+		    uint8_t key[NOISE_SYMMETRIC_KEY_LEN], const uint8_t psk[NOISE_SYMMETRIC_KEY_LEN])
+{
+	uint8_t tau[NOISE_HASH_LEN];
+
+	blake2s_kdf(chain, tau, key, psk, NOISE_SYMMETRIC_KEY_LEN, chain);
+	mix_hash(hash, tau, sizeof(tau));
+	crypto_wipe(tau, sizeof(tau));
+}
+
+/* dst = AEAD(key, 0, src, H); H = HASH(H || dst) */
+static void encrypt_and_hash(uint8_t *dst, const uint8_t *src, size_t len,
+			     const uint8_t key[NOISE_SYMMETRIC_KEY_LEN], uint8_t hash[NOISE_HASH_LEN])
+{
+	chacha20poly1305_encrypt(dst, src, len, hash, NOISE_HASH_LEN, 0, key);
+	mix_hash(hash, dst, NOISE_ENCRYPTED_LEN(len));
+}
+
+/* dst = AEAD-open(key, 0, src, H); H = HASH(H || src); false on a bad tag */
+static bool decrypt_and_hash(uint8_t *dst, const uint8_t *src, size_t src_len,
+			     const uint8_t key[NOISE_SYMMETRIC_KEY_LEN], uint8_t hash[NOISE_HASH_LEN])
+{
+	if (!chacha20poly1305_decrypt(dst, src, src_len, hash, NOISE_HASH_LEN, 0, key))
+		return false;
+	mix_hash(hash, src, src_len);
+	return true;
+}
+
+/* ---- the index table ---- */
+
+static struct noise_index **index_bucket(struct noise_local *l, uint32_t id)
+{
+	/* ids are ours and random: their low bits spread evenly */
+	return &l->buckets[id & (NOISE_INDEX_BUCKETS - 1)];
+}
+
+static struct noise_index *index_find(struct noise_local *l, uint32_t id)
+{
+	struct noise_index *e;
+
+	for (e = *index_bucket(l, id); e; e = e->next)
+		if (e->id == id)
+			return e;
+	return NULL;
+}
+
+static void index_remove(struct noise_local *l, struct noise_index *e)
+{
+	struct noise_index **p;
+
+	if (!e->live)
+		return;
+	for (p = index_bucket(l, e->id); *p; p = &(*p)->next) {
+		if (*p == e) {
+			*p = e->next;
+			break;
+		}
+	}
+	e->next = NULL;
+	e->live = false;
+}
+
+/* Give e a fresh random id, unique among the live entries of l. */
+static enum noise_result index_insert_random(struct noise_local *l, struct noise_index *e,
+					     struct noise_remote *r, enum noise_index_kind kind)
+{
+	struct noise_index **bucket;
+	uint32_t id;
+	int tries;
+
+	index_remove(l, e);
+	for (tries = 0; tries < NOISE_MAX_INDEX_TRIES; tries++) {
+		if (!crypto_random(&id, sizeof(id)))
+			return NOISE_ERR_RANDOM;
+		if (index_find(l, id))
+			continue;
+		bucket = index_bucket(l, id);
+		e->id = id;
+		e->remote = r;
+		e->kind = (uint8_t)kind;
+		e->next = *bucket;
+		e->live = true;
+		*bucket = e;
+		return NOISE_OK;
+	}
+	return NOISE_ERR_INDEX;
+}
+
+/* new takes over old's id (a keypair inherits its handshake's index). */
+static void index_replace(struct noise_local *l, struct noise_index *old, struct noise_index *new,
+			  enum noise_index_kind kind)
+{
+	struct noise_index **bucket = index_bucket(l, old->id);
+
+	index_remove(l, old);
+	new->id = old->id;
+	new->remote = old->remote;
+	new->kind = (uint8_t)kind;
+	new->next = *bucket;
+	new->live = true;
+	*bucket = new;
+}
+
+/* ---- the device identity ---- */
+
+void noise_local_init(struct noise_local *l, noise_lookup_fn lookup, void *ctx)
+{
+	memset(l, 0, sizeof(*l));
+	cookie_checker_init(&l->cookie);
+	l->lookup = lookup;
+	l->lookup_ctx = ctx;
+}
+
+static void local_forget_identity(struct noise_local *l)
+{
+	crypto_wipe(l->private_key, sizeof(l->private_key));
+	crypto_wipe(l->public_key, sizeof(l->public_key));
+	crypto_wipe(l->initial_hash, sizeof(l->initial_hash));
+	l->has_identity = false;
+	cookie_checker_set_key(&l->cookie, NULL);
+}
+
+bool noise_local_set_private(struct noise_local *l, const uint8_t *private_key)
+{
+	if (!private_key) {
+		local_forget_identity(l);
+		return true;
+	}
+	memcpy(l->private_key, private_key, NOISE_PUBLIC_KEY_LEN);
+	x25519_clamp(l->private_key);
+	if (!x25519_public(l->public_key, l->private_key)) {
+		local_forget_identity(l);
+		return false;
+	}
+	/* The responder's H starts as HASH(H0 || our public key) (WP §5.4.2). */
+	memcpy(l->initial_hash, NOISE_HASH0, NOISE_HASH_LEN);
+	mix_hash(l->initial_hash, l->public_key, NOISE_PUBLIC_KEY_LEN);
+	l->has_identity = true;
+	cookie_checker_set_key(&l->cookie, l->public_key);
+	return true;
+}
+
+void noise_local_clear(struct noise_local *l)
+{
+	cookie_checker_clear(&l->cookie);
+	crypto_wipe(l, sizeof(*l));
+}
+
+/* ---- handshake and keypair lifetimes ---- */
+
+static void handshake_clear(struct noise_remote *r)
+{
+	struct noise_handshake *hs = &r->handshake;
+
+	index_remove(r->local, &hs->index);
+	crypto_wipe(hs, sizeof(*hs));
+	hs->state = NOISE_HANDSHAKE_ZEROED;
+}
+
+static void keypair_free(struct noise_remote *r, struct noise_keypair *kp)
+{
+	if (!kp)
+		return;
+	index_remove(r->local, &kp->index);
+	crypto_wipe(kp, sizeof(*kp));
+}
+
+/* The storage not referenced by any slot (at least one is, see callers). */
+static struct noise_keypair *keypair_unused(struct noise_remote *r)
+{
+	struct noise_keypair *kp;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		kp = &r->keypair_storage[i];
+		if (kp != r->previous && kp != r->current && kp != r->next)
+			return kp;
+	}
+	return NULL;
+}
+
+static void precompute_static_static(struct noise_remote *r)
+{
+	struct noise_local *l = r->local;
+
+	r->static_static_ok = l->has_identity && x25519(r->static_static, l->private_key, r->public_key);
+	if (!r->static_static_ok)
+		crypto_wipe(r->static_static, sizeof(r->static_static));
+}
+
+void noise_remote_init(struct noise_remote *r, struct noise_local *l,
+		       const uint8_t public_key[NOISE_PUBLIC_KEY_LEN])
+{
+	memset(r, 0, sizeof(*r));
+	r->local = l;
+	memcpy(r->public_key, public_key, NOISE_PUBLIC_KEY_LEN);
+	cookie_maker_init(&r->cookie, public_key);
+	precompute_static_static(r);
+}
+
+void noise_remote_set_preshared_key(struct noise_remote *r, const uint8_t *psk)
+{
+	if (psk)
+		memcpy(r->preshared_key, psk, NOISE_SYMMETRIC_KEY_LEN);
+	else
+		crypto_wipe(r->preshared_key, sizeof(r->preshared_key));
+}
+
+void noise_remote_expire_current(struct noise_remote *r)
+{
+	if (r->current)
+		r->current->can_send = false;
+	if (r->next)
+		r->next->can_send = false;
+}
+
+void noise_remote_update_local(struct noise_remote *r)
+{
+	handshake_clear(r);
+	precompute_static_static(r);
+	noise_remote_expire_current(r);
+}
+
+void noise_remote_clear_keys(struct noise_remote *r)
+{
+	handshake_clear(r);
+	keypair_free(r, r->previous);
+	keypair_free(r, r->current);
+	keypair_free(r, r->next);
+	r->previous = r->current = r->next = NULL;
+}
+
+void noise_remote_clear(struct noise_remote *r)
+{
+	noise_remote_clear_keys(r);
+	cookie_maker_clear(&r->cookie);
+	crypto_wipe(r, sizeof(*r));
+}
+
+struct noise_remote *noise_remote_by_index(struct noise_local *l, uint32_t index)
+{
+	struct noise_index *e = index_find(l, index);
+
+	return e ? e->remote : NULL;
+}
+
+/*
+ * Begin the session (WP §5.4.5): (T1, T2) = KDF2(C, empty); the initiator
+ * sends with T1, the responder with T2.  Then place the keypair in its slot
+ * (reference §7) and hand it the handshake's index.
+ */
+static void begin_session(struct noise_remote *r, const uint8_t chain[NOISE_HASH_LEN], bool initiator,
+			  uint64_t now)
+{
+	struct noise_handshake *hs = &r->handshake;
+	struct noise_keypair *kp;
+	uint8_t t1[NOISE_SYMMETRIC_KEY_LEN], t2[NOISE_SYMMETRIC_KEY_LEN];
+
+	blake2s_kdf(t1, t2, NULL, chain, 0, chain);
+
+	if (initiator) {
+		/*
+		 * An unconfirmed next (we were responder meanwhile) becomes
+		 * previous, so late packets on it still open; the old current
+		 * goes.  Otherwise current becomes previous.
+		 */
+		keypair_free(r, r->previous);
+		if (r->next) {
+			r->previous = r->next;
+			r->next = NULL;
+			keypair_free(r, r->current);
+		} else {
+			r->previous = r->current;
+		}
+		r->current = NULL;
+	} else {
+		/* The responder waits for confirmation: only next changes. */
+		keypair_free(r, r->next);
+		keypair_free(r, r->previous);
+		r->next = NULL;
+		r->previous = NULL;
+	}
+
+	kp = keypair_unused(r);
+	memset(kp, 0, sizeof(*kp));
+	memcpy(kp->send_key, initiator ? t1 : t2, NOISE_SYMMETRIC_KEY_LEN);
+	memcpy(kp->recv_key, initiator ? t2 : t1, NOISE_SYMMETRIC_KEY_LEN);
+	replay_counter_init(&kp->replay);
+	kp->remote_index = hs->remote_index;
+	kp->birth = now;
+	kp->is_initiator = initiator;
+	kp->can_send = true;
+	kp->can_receive = true;
+	index_replace(r->local, &hs->index, &kp->index, NOISE_INDEX_KEYPAIR);
+
+	if (initiator)
+		r->current = kp;
+	else
+		r->next = kp;
+
+	crypto_wipe(t1, sizeof(t1));
+	crypto_wipe(t2, sizeof(t2));
+	handshake_clear(r);
+}
+
+/* ---- handshake messages ---- */
+
+void noise_tai64n(uint8_t out[NOISE_TIMESTAMP_LEN], uint64_t unix_ns)
+{
+	uint64_t sec = unix_ns / WG_NSEC_PER_SEC;
+	uint32_t nsec = (uint32_t)(unix_ns % WG_NSEC_PER_SEC);
+
+	/* TAI64 label 2^62 + 10 (TAI - UTC offset of 1972, as everyone uses) */
+	be64_store(out, 0x400000000000000aULL + sec);
+	be32_store(out + 8, nsec & ~(uint32_t)((1u << 24) - 1));
+}
+
+enum noise_result noise_create_initiation(struct noise_remote *r, uint8_t out[MESSAGE_INITIATION_LEN],
+					  const uint8_t timestamp[NOISE_TIMESTAMP_LEN], uint64_t now)
+{
+	struct noise_local *l = r->local;
+	struct noise_handshake *hs = &r->handshake;
+	uint8_t chain[NOISE_HASH_LEN], hash[NOISE_HASH_LEN], key[NOISE_SYMMETRIC_KEY_LEN];
+	uint8_t *ephemeral = out + MESSAGE_INITIATION_EPHEMERAL;
+	enum noise_result res;
+
+	memset(out, 0, MESSAGE_INITIATION_LEN);
+	if (!l->has_identity)
+		return NOISE_DROP_NO_IDENTITY;
+	if (!r->static_static_ok)
+		return NOISE_DROP_BAD_DH;
+	handshake_clear(r);
+	le32_store(out, MESSAGE_HANDSHAKE_INITIATION);
+
+	/* C = C0, H = HASH(H0 || S_r.pub) */
+	memcpy(chain, NOISE_CHAIN0, NOISE_HASH_LEN);
+	memcpy(hash, NOISE_HASH0, NOISE_HASH_LEN);
+	mix_hash(hash, r->public_key, NOISE_PUBLIC_KEY_LEN);
+
+	/* e */
+	res = NOISE_ERR_RANDOM;
+	if (!x25519_generate_private(hs->ephemeral_private) || !x25519_public(ephemeral, hs->ephemeral_private))
+		goto out;
+	mix_key(chain, NULL, ephemeral, NOISE_PUBLIC_KEY_LEN);
+	mix_hash(hash, ephemeral, NOISE_PUBLIC_KEY_LEN);
+
+	/* es */
+	res = NOISE_DROP_BAD_DH;
+	if (!mix_dh(chain, key, hs->ephemeral_private, r->public_key))
+		goto out;
+
+	/* s */
+	encrypt_and_hash(out + MESSAGE_INITIATION_STATIC, l->public_key, NOISE_PUBLIC_KEY_LEN, key, hash);
+
+	/* ss (precomputed DH(S_i.priv, S_r.pub)) */
+	mix_key(chain, key, r->static_static, NOISE_PUBLIC_KEY_LEN);
+
+	/* {t} */
+	encrypt_and_hash(out + MESSAGE_INITIATION_TIMESTAMP, timestamp, NOISE_TIMESTAMP_LEN, key, hash);
+
+	res = index_insert_random(l, &hs->index, r, NOISE_INDEX_HANDSHAKE);
+	if (res != NOISE_OK)
+		goto out;
+	le32_store(out + MESSAGE_INITIATION_SENDER, hs->index.id);
+	memcpy(hs->chaining_key, chain, NOISE_HASH_LEN);
+	memcpy(hs->hash, hash, NOISE_HASH_LEN);
+	hs->state = NOISE_HANDSHAKE_CREATED_INITIATION;
+	cookie_maker_add_macs(&r->cookie, out, MESSAGE_INITIATION_LEN, now);
+out:
+	crypto_wipe(chain, sizeof(chain));
+	crypto_wipe(hash, sizeof(hash));
+	crypto_wipe(key, sizeof(key));
+	if (res != NOISE_OK) {
+		handshake_clear(r);
+		crypto_wipe(out, MESSAGE_INITIATION_LEN);
+	}
+	return res;
+}
+
+/* WP §5.1: replay (timestamp must grow) and flood (<= 50 per second) protection. */
+static enum noise_result check_initiation_freshness(const struct noise_remote *r,
+						    const uint8_t timestamp[NOISE_TIMESTAMP_LEN], uint64_t now)
+{
+	/* 12-byte big-endian compare; timestamps are not secret */
+	if (memcmp(timestamp, r->latest_timestamp, NOISE_TIMESTAMP_LEN) <= 0)
+		return NOISE_DROP_REPLAYED_TIMESTAMP;
+	if (r->has_consumed_initiation &&
+	    (now < r->last_initiation_consumed || now - r->last_initiation_consumed < NOISE_INITIATION_SPACING))
+		return NOISE_DROP_FLOOD;
+	return NOISE_OK;
+}
+
+enum noise_result noise_consume_initiation(struct noise_local *l, const uint8_t msg[MESSAGE_INITIATION_LEN],
+					   uint64_t now, struct noise_remote **remote)
+{
+	uint8_t chain[NOISE_HASH_LEN], hash[NOISE_HASH_LEN], key[NOISE_SYMMETRIC_KEY_LEN];
+	uint8_t s[NOISE_PUBLIC_KEY_LEN], t[NOISE_TIMESTAMP_LEN];
+	const uint8_t *e = msg + MESSAGE_INITIATION_EPHEMERAL;
+	struct noise_remote *r = NULL;
+	struct noise_handshake *hs;
+	enum noise_result res;
+
+	*remote = NULL;
+	if (!l->has_identity)
+		return NOISE_DROP_NO_IDENTITY;
+
+	memcpy(chain, NOISE_CHAIN0, NOISE_HASH_LEN);
+	memcpy(hash, l->initial_hash, NOISE_HASH_LEN);
+
+	/* e */
+	mix_key(chain, NULL, e, NOISE_PUBLIC_KEY_LEN);
+	mix_hash(hash, e, NOISE_PUBLIC_KEY_LEN);
+
+	/* es */
+	res = NOISE_DROP_BAD_DH;
+	if (!mix_dh(chain, key, l->private_key, e))
+		goto out;
+
+	/* s */
+	res = NOISE_DROP_BAD_TAG;
+	if (!decrypt_and_hash(s, msg + MESSAGE_INITIATION_STATIC, NOISE_ENCRYPTED_LEN(NOISE_PUBLIC_KEY_LEN),
+			      key, hash))
+		goto out;
+	res = NOISE_DROP_UNKNOWN_PEER;
+	r = l->lookup ? l->lookup(l->lookup_ctx, s) : NULL;
+	if (!r || r->local != l)
+		goto out;
+
+	/* ss */
+	res = NOISE_DROP_BAD_DH;
+	if (!r->static_static_ok)
+		goto out;
+	mix_key(chain, key, r->static_static, NOISE_PUBLIC_KEY_LEN);
+
+	/* {t} */
+	res = NOISE_DROP_BAD_TAG;
+	if (!decrypt_and_hash(t, msg + MESSAGE_INITIATION_TIMESTAMP, NOISE_ENCRYPTED_LEN(NOISE_TIMESTAMP_LEN),
+			      key, hash))
+		goto out;
+	res = check_initiation_freshness(r, t, now);
+	if (res != NOISE_OK)
+		goto out;
+
+	/* Authenticated and fresh: adopt it, abandoning any handshake of ours. */
+	handshake_clear(r);
+	hs = &r->handshake;
+	hs->state = NOISE_HANDSHAKE_CONSUMED_INITIATION;
+	hs->remote_index = le32_load(msg + MESSAGE_INITIATION_SENDER);
+	memcpy(hs->remote_ephemeral, e, NOISE_PUBLIC_KEY_LEN);
+	memcpy(hs->chaining_key, chain, NOISE_HASH_LEN);
+	memcpy(hs->hash, hash, NOISE_HASH_LEN);
+	memcpy(r->latest_timestamp, t, NOISE_TIMESTAMP_LEN);
+	r->last_initiation_consumed = now;
+	r->has_consumed_initiation = true;
+	*remote = r;
+out:
+	crypto_wipe(chain, sizeof(chain));
+	crypto_wipe(hash, sizeof(hash));
+	crypto_wipe(key, sizeof(key));
+	crypto_wipe(s, sizeof(s));
+	crypto_wipe(t, sizeof(t));
+	return res;
+}
+
+enum noise_result noise_create_response(struct noise_remote *r, uint8_t out[MESSAGE_RESPONSE_LEN],
+					uint64_t now)
+{
+	struct noise_handshake *hs = &r->handshake;
+	uint8_t chain[NOISE_HASH_LEN], hash[NOISE_HASH_LEN], key[NOISE_SYMMETRIC_KEY_LEN];
+	uint8_t ephemeral_private[NOISE_PUBLIC_KEY_LEN];
+	uint8_t *ephemeral = out + MESSAGE_RESPONSE_EPHEMERAL;
+	enum noise_result res;
+
+	memset(out, 0, MESSAGE_RESPONSE_LEN);
+	if (!r->local->has_identity)
+		return NOISE_DROP_NO_IDENTITY;
+	if (hs->state != NOISE_HANDSHAKE_CONSUMED_INITIATION)
+		return NOISE_ERR_WRONG_STATE;
+	le32_store(out, MESSAGE_HANDSHAKE_RESPONSE);
+	memcpy(chain, hs->chaining_key, NOISE_HASH_LEN);
+	memcpy(hash, hs->hash, NOISE_HASH_LEN);
+
+	/* e */
+	res = NOISE_ERR_RANDOM;
+	if (!x25519_generate_private(ephemeral_private) || !x25519_public(ephemeral, ephemeral_private))
+		goto out;
+	mix_key(chain, NULL, ephemeral, NOISE_PUBLIC_KEY_LEN);
+	mix_hash(hash, ephemeral, NOISE_PUBLIC_KEY_LEN);
+
+	/* ee, se */
+	res = NOISE_DROP_BAD_DH;
+	if (!mix_dh(chain, NULL, ephemeral_private, hs->remote_ephemeral) ||
+	    !mix_dh(chain, NULL, ephemeral_private, r->public_key))
+		goto out;
+
+	/* psk */
+	mix_psk(chain, hash, key, r->preshared_key);
+
+	/* {} */
+	encrypt_and_hash(out + MESSAGE_RESPONSE_EMPTY, out + MESSAGE_RESPONSE_EMPTY, 0, key, hash);
+
+	res = index_insert_random(r->local, &hs->index, r, NOISE_INDEX_HANDSHAKE);
+	if (res != NOISE_OK)
+		goto out;
+	le32_store(out + MESSAGE_RESPONSE_SENDER, hs->index.id);
+	le32_store(out + MESSAGE_RESPONSE_RECEIVER, hs->remote_index);
+	cookie_maker_add_macs(&r->cookie, out, MESSAGE_RESPONSE_LEN, now);
+
+	/* The responder derives its keys right after creating message 2. */
+	begin_session(r, chain, false, now);
+out:
+	crypto_wipe(chain, sizeof(chain));
+	crypto_wipe(hash, sizeof(hash));
+	crypto_wipe(key, sizeof(key));
+	crypto_wipe(ephemeral_private, sizeof(ephemeral_private));
+	if (res != NOISE_OK) {
+		handshake_clear(r);
+		crypto_wipe(out, MESSAGE_RESPONSE_LEN);
+	}
+	return res;
+}
+
+enum noise_result noise_consume_response(struct noise_local *l, const uint8_t msg[MESSAGE_RESPONSE_LEN],
+					 uint64_t now, struct noise_remote **remote)
+{
+	uint8_t chain[NOISE_HASH_LEN], hash[NOISE_HASH_LEN], key[NOISE_SYMMETRIC_KEY_LEN];
+	uint8_t empty[1];
+	const uint8_t *e = msg + MESSAGE_RESPONSE_EPHEMERAL;
+	struct noise_index *entry;
+	struct noise_handshake *hs;
+	struct noise_remote *r;
+	enum noise_result res;
+
+	*remote = NULL;
+	if (!l->has_identity)
+		return NOISE_DROP_NO_IDENTITY;
+	entry = index_find(l, le32_load(msg + MESSAGE_RESPONSE_RECEIVER));
+	if (!entry || entry->kind != NOISE_INDEX_HANDSHAKE)
+		return NOISE_DROP_UNKNOWN_INDEX;
+	r = entry->remote;
+	hs = &r->handshake;
+	if (hs->state != NOISE_HANDSHAKE_CREATED_INITIATION)
+		return NOISE_DROP_WRONG_STATE;
+
+	/* Work on copies: a bad response must leave the handshake usable. */
+	memcpy(chain, hs->chaining_key, NOISE_HASH_LEN);
+	memcpy(hash, hs->hash, NOISE_HASH_LEN);
+
+	/* e */
+	mix_key(chain, NULL, e, NOISE_PUBLIC_KEY_LEN);
+	mix_hash(hash, e, NOISE_PUBLIC_KEY_LEN);
+
+	/* ee, se */
+	res = NOISE_DROP_BAD_DH;
+	if (!mix_dh(chain, NULL, hs->ephemeral_private, e) || !mix_dh(chain, NULL, l->private_key, e))
+		goto out;
+
+	/* psk */
+	mix_psk(chain, hash, key, r->preshared_key);
+
+	/* {} */
+	res = NOISE_DROP_BAD_TAG;
+	if (!decrypt_and_hash(empty, msg + MESSAGE_RESPONSE_EMPTY, NOISE_ENCRYPTED_LEN(0), key, hash))
+		goto out;
+
+	hs->remote_index = le32_load(msg + MESSAGE_RESPONSE_SENDER);
+	begin_session(r, chain, true, now);
+	*remote = r;
+	res = NOISE_OK;
+out:
+	crypto_wipe(chain, sizeof(chain));
+	crypto_wipe(hash, sizeof(hash));
+	crypto_wipe(key, sizeof(key));
+	return res;
+}
+
+/* ---- transport data ---- */
+
+static bool keypair_can_send(const struct noise_keypair *kp, uint64_t now)
+{
+	return kp && kp->can_send && kp->send_counter < REJECT_AFTER_MESSAGES &&
+	       !has_expired(kp->birth, now, REJECT_AFTER_TIME);
+}
+
+enum noise_result noise_seal(struct noise_remote *r, uint8_t *msg, size_t plain_len, uint64_t now)
+{
+	struct noise_keypair *kp = r->current;
+	uint64_t counter;
+
+	if (!keypair_can_send(kp, now))
+		return NOISE_ERR_NO_KEYPAIR;
+	counter = kp->send_counter++;
+	le32_store(msg, MESSAGE_DATA);
+	le32_store(msg + MESSAGE_DATA_RECEIVER, kp->remote_index);
+	le64_store(msg + MESSAGE_DATA_COUNTER, counter);
+	chacha20poly1305_encrypt(msg + MESSAGE_DATA_HEADER_LEN, msg + MESSAGE_DATA_HEADER_LEN, plain_len,
+				 NULL, 0, counter, kp->send_key);
+	return NOISE_OK;
+}
+
+/* Key confirmation (reference §7): next becomes current, current previous. */
+static void confirm_next(struct noise_remote *r)
+{
+	keypair_free(r, r->previous);
+	r->previous = r->current;
+	r->current = r->next;
+	r->next = NULL;
+}
+
+enum noise_result noise_open(struct noise_local *l, uint8_t *msg, size_t len, uint64_t now,
+			     struct noise_remote **remote)
+{
+	struct noise_index *entry;
+	struct noise_keypair *kp;
+	struct noise_remote *r;
+	uint64_t counter;
+
+	*remote = NULL;
+	if (len < MESSAGE_DATA_MIN_LEN)
+		return NOISE_DROP_BAD_TAG;
+	entry = index_find(l, le32_load(msg + MESSAGE_DATA_RECEIVER));
+	if (!entry || entry->kind != NOISE_INDEX_KEYPAIR)
+		return NOISE_DROP_UNKNOWN_INDEX;
+	kp = container_of(entry, struct noise_keypair, index);
+	r = entry->remote;
+	if (!kp->can_receive || has_expired(kp->birth, now, REJECT_AFTER_TIME) ||
+	    replay_counter_next(&kp->replay) >= REJECT_AFTER_MESSAGES)
+		return NOISE_DROP_EXPIRED;
+
+	counter = le64_load(msg + MESSAGE_DATA_COUNTER);
+	if (!chacha20poly1305_decrypt(msg + MESSAGE_DATA_HEADER_LEN, msg + MESSAGE_DATA_HEADER_LEN,
+				      len - MESSAGE_DATA_HEADER_LEN, NULL, 0, counter, kp->recv_key))
+		return NOISE_DROP_BAD_TAG;
+	/* Only an authenticated counter may move the window (WP §5.4.6). */
+	if (!replay_counter_validate(&kp->replay, counter))
+		return NOISE_DROP_REPLAY;
+
+	*remote = r;
+	if (kp == r->next) {
+		confirm_next(r);
+		return NOISE_OK_CONFIRMED;
+	}
+	return NOISE_OK;
+}
