@@ -27,14 +27,27 @@ bool x25519_generate_private(uint8_t priv[X25519_KEY_SIZE])
 	return true;
 }
 
+/*
+ * Keeps out[] when ok is true and zeroes it otherwise, without a branch:
+ * the verdict comes from secret data, and only the caller may act on it.
+ */
+static void x25519_keep_if(uint8_t out[X25519_KEY_SIZE], bool ok)
+{
+	uint8_t mask = (uint8_t)(0u - (unsigned int)ok);
+	size_t i;
+
+	for (i = 0; i < X25519_KEY_SIZE; i++)
+		out[i] &= mask;
+}
+
 bool x25519_public(uint8_t pub[X25519_KEY_SIZE], const uint8_t priv[X25519_KEY_SIZE])
 {
+	int ret = crypto_scalarmult_curve25519_base(pub, priv);
 	/* libsodium clamps; a clamped scalar never gives zero, but check anyway */
-	if (crypto_scalarmult_curve25519_base(pub, priv) != 0 || crypto_is_zero(pub, X25519_KEY_SIZE)) {
-		crypto_wipe(pub, X25519_KEY_SIZE);
-		return false;
-	}
-	return true;
+	bool ok = (ret == 0) & !crypto_is_zero(pub, X25519_KEY_SIZE);
+
+	x25519_keep_if(pub, ok);
+	return ok;
 }
 
 bool x25519(uint8_t shared[X25519_KEY_SIZE], const uint8_t priv[X25519_KEY_SIZE],
@@ -42,6 +55,7 @@ bool x25519(uint8_t shared[X25519_KEY_SIZE], const uint8_t priv[X25519_KEY_SIZE]
 {
 	uint8_t k[X25519_KEY_SIZE];
 	size_t i;
+	int ret;
 	bool ok;
 
 	for (i = 0; i < X25519_KEY_SIZE; i++)
@@ -51,10 +65,9 @@ bool x25519(uint8_t shared[X25519_KEY_SIZE], const uint8_t priv[X25519_KEY_SIZE]
 	 * libsodium itself returns -1 for an all-zero result (a small-order
 	 * public key); the explicit check below does not depend on that.
 	 */
-	ok = crypto_scalarmult_curve25519(shared, k, pub) == 0;
-	ok = ok && !crypto_is_zero(shared, X25519_KEY_SIZE);
-	if (!ok)
-		crypto_wipe(shared, X25519_KEY_SIZE);
+	ret = crypto_scalarmult_curve25519(shared, k, pub);
+	ok = (ret == 0) & !crypto_is_zero(shared, X25519_KEY_SIZE);
+	x25519_keep_if(shared, ok);
 	crypto_wipe(k, sizeof(k));
 	return ok;
 }
