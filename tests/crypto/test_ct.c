@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Constant-time check by the ctgrind technique (Langley, 2010): secrets are
+ * marked undefined with VALGRIND_MAKE_MEM_UNDEFINED, so memcheck reports any
+ * conditional branch or memory index that depends on them ("Conditional jump
+ * or move depends on uninitialised value(s)", "Use of uninitialised value of
+ * size N").  Results are marked defined again before this program looks at
+ * them: a verdict (tag valid or not) is public, the work that led to it is
+ * not.  Covered: ChaCha20, Poly1305 and both block cores, the three AEAD
+ * forms with good and bad tags, BLAKE2s keyed and unkeyed, HMAC, KDF,
+ * crypto_equal/crypto_is_zero and, when built with libsodium, the X25519
+ * wrapper.
+ *
+ * Run as: valgrind --error-exitcode=1 --track-origins=yes test_ct
+ * Without valgrind it exits 77 (skipped): the marks would be no-ops.
+ */
+#include <stdio.h>
+#include <string.h>
+#ifndef TEST_NO_VALGRIND
+#include <valgrind/memcheck.h>
+#else
+/* No valgrind header for this target (cross builds): nothing to check. */
+#define RUNNING_ON_VALGRIND 0
+#define VALGRIND_MAKE_MEM_UNDEFINED(p, n) ((void)(p), (void)(n))
+#define VALGRIND_MAKE_MEM_DEFINED(p, n) ((void)(p), (void)(n))
+#endif
+
+#include "crypto/blake2s.h"
+#include "crypto/chacha20.h"
+#include "crypto/chacha20poly1305.h"
+#include "crypto/poly1305.h"
+#include "crypto/util.h"
+#include "tests/crypto/testutil.h"
+#ifdef TEST_HAVE_X25519
+#include "crypto/x25519.h"
+#endif
+
+#define SECRET(p, n) VALGRIND_MAKE_MEM_UNDEFINED((p), (n))
+#define PUBLIC(p, n) VALGRIND_MAKE_MEM_DEFINED((p), (n))
+
+static struct tu_rng rng;
+
+static const size_t lengths[] = { 0, 1, 15, 16, 17, 63, 64, 65, 200, 1420 };
+#define N_LENGTHS (sizeof(lengths) / sizeof(lengths[0]))
+
+static uint8_t plain[1500], sealed[1500 + 16], opened[1500 + 16], ad[40];
+
+enum aead_kind { AEAD_IETF, AEAD_WG, AEAD_X };
+
+static void seal(enum aead_kind kind, const uint8_t key[32], const uint8_t nonce[24], size_t len)
+{
+	if (kind == AEAD_IETF)
+		chacha20poly1305_ietf_encrypt(sealed, plain, len, ad, sizeof(ad), nonce, key);
+	else if (kind == AEAD_WG)
+		chacha20poly1305_encrypt(sealed, plain, len, ad, sizeof(ad), 0x0102030405060708ULL,
+					 key);
+	else
+		xchacha20poly1305_encrypt(sealed, plain, len, ad, sizeof(ad), nonce, key);
+}
+
+static bool open_sealed(enum aead_kind kind, const uint8_t key[32], const uint8_t nonce[24],
+			size_t len)
+{
+	if (kind == AEAD_IETF)
+		return chacha20poly1305_ietf_decrypt(opened, sealed, len + 16, ad, sizeof(ad),
+						     nonce, key);
+	if (kind == AEAD_WG)
+		return chacha20poly1305_decrypt(opened, sealed, len + 16, ad, sizeof(ad),
+						0x0102030405060708ULL, key);
+	return xchacha20poly1305_decrypt(opened, sealed, len + 16, ad, sizeof(ad), nonce, key);
+}
+
+/* Tag verification with a secret key, plaintext, ciphertext and tag. */
+static void check_aead(enum aead_kind kind, size_t len, bool tamper)
+{
+	uint8_t key[32], nonce[24];
+	bool ok;
+
+	tu_rng_fill(&rng, key, sizeof(key));
+	tu_rng_fill(&rng, nonce, sizeof(nonce));
+	tu_rng_fill(&rng, plain, len);
+	tu_rng_fill(&rng, ad, sizeof(ad));
+
+	SECRET(key, sizeof(key));
+	SECRET(plain, len);
+	seal(kind, key, nonce, len);
+	if (tamper)
+		sealed[len + 7] ^= 0x10;
+	/* The ciphertext and tag are secret-derived; the tag check must not leak. */
+	SECRET(sealed, len + 16);
+	ok = open_sealed(kind, key, nonce, len);
+	PUBLIC(&ok, sizeof(ok));
+	PUBLIC(opened, len);
+	PUBLIC(plain, len);
+	tu_check(ok == !tamper, "aead kind %d len %zu tamper %d: verdict %d", kind, len, tamper, ok);
+	if (ok)
+		tu_check_mem(opened, plain, len, "aead kind %d len %zu: plaintext", kind, len);
+}
+
+static void check_chacha_poly(size_t len)
+{
+	uint8_t key[32], nonce[12], mac[16];
+	struct chacha20_ctx ctx;
+	size_t c;
+
+	tu_rng_fill(&rng, key, sizeof(key));
+	tu_rng_fill(&rng, nonce, sizeof(nonce));
+	tu_rng_fill(&rng, plain, len);
+	SECRET(key, sizeof(key));
+	SECRET(plain, len);
+
+	chacha20_init(&ctx, key, nonce, 1);
+	chacha20_xor(&ctx, opened, plain, len);
+	chacha20_clear(&ctx);
+
+	poly1305(mac, plain, len, key);
+	for (c = 0; c < tu_poly_ncores; c++)
+		tu_poly1305_core(&tu_poly_cores[c], mac, plain, len, key);
+	PUBLIC(mac, sizeof(mac));
+	PUBLIC(opened, len);
+	PUBLIC(plain, len);
+}
+
+static void check_blake2s(size_t len)
+{
+	uint8_t key[64], out[32], ck[32], t1[32], t2[32], t3[32];
+	struct blake2s_state st;
+	size_t key_len = 1 + len % 32;
+
+	tu_rng_fill(&rng, key, sizeof(key));
+	tu_rng_fill(&rng, plain, len);
+	tu_rng_fill(&rng, ck, sizeof(ck));
+	SECRET(key, sizeof(key));
+	SECRET(plain, len);
+	SECRET(ck, sizeof(ck));
+
+	blake2s(out, 32, plain, len, NULL, 0);
+	blake2s(out, 32, plain, len, key, key_len);
+	blake2s(out, 16, plain, len, key, 32);
+	blake2s_init_key(&st, 32, key, key_len);
+	blake2s_update(&st, plain, len / 2);
+	blake2s_update(&st, plain + len / 2, len - len / 2);
+	blake2s_final(&st, out);
+	blake2s_hmac(out, plain, len, key, len % 65);
+	blake2s_kdf(t1, t2, t3, plain, len, ck);
+	blake2s_kdf(ck, t2, NULL, plain, len, ck);
+	PUBLIC(out, sizeof(out));
+	PUBLIC(t1, sizeof(t1));
+	PUBLIC(plain, len);
+}
+
+static void check_util(void)
+{
+	uint8_t a[32], b[32];
+	bool eq, zero;
+
+	tu_rng_fill(&rng, a, sizeof(a));
+	memcpy(b, a, sizeof(b));
+	b[31] ^= 1;
+	SECRET(a, sizeof(a));
+	SECRET(b, sizeof(b));
+	eq = crypto_equal(a, b, sizeof(a));
+	zero = crypto_is_zero(a, sizeof(a));
+	PUBLIC(&eq, sizeof(eq));
+	PUBLIC(&zero, sizeof(zero));
+	tu_check(!eq && !zero, "crypto_equal/crypto_is_zero verdicts");
+	crypto_wipe(a, sizeof(a));
+}
+
+#ifdef TEST_HAVE_X25519
+static void check_x25519(void)
+{
+	/* A point of order 8 (cr.yp.to/ecdh.html): the product must be refused. */
+	static const char small[] =
+		"e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800";
+	uint8_t priv[32], priv2[32], pub[32], pub2[32], s1[32], s2[32], low[32];
+	bool ok1, ok2, ok3;
+
+	tu_check(x25519_init(), "x25519_init");
+	tu_rng_fill(&rng, priv, sizeof(priv));
+	tu_rng_fill(&rng, priv2, sizeof(priv2));
+	tu_hex(low, sizeof(low), small);
+	SECRET(priv, sizeof(priv));
+	SECRET(priv2, sizeof(priv2));
+
+	ok1 = x25519_public(pub, priv);
+	ok2 = x25519_public(pub2, priv2);
+	/* Public keys are public. */
+	PUBLIC(pub, sizeof(pub));
+	PUBLIC(pub2, sizeof(pub2));
+	ok3 = x25519(s1, priv, pub2);
+	PUBLIC(&ok1, sizeof(ok1));
+	PUBLIC(&ok2, sizeof(ok2));
+	PUBLIC(&ok3, sizeof(ok3));
+	tu_check(ok1 && ok2 && ok3, "x25519 refused ordinary keys");
+	tu_check(x25519(s2, priv2, pub), "x25519 refused ordinary keys");
+	PUBLIC(s1, sizeof(s1));
+	PUBLIC(s2, sizeof(s2));
+	tu_check_mem(s1, s2, 32, "x25519: the two sides disagree");
+
+	ok1 = x25519(s1, priv, low);
+	PUBLIC(&ok1, sizeof(ok1));
+	tu_check(!ok1, "x25519 accepted a small-order point");
+	x25519_clamp(priv);
+	tu_check(x25519_generate_private(priv2), "x25519_generate_private");
+}
+#endif
+
+int main(void)
+{
+	size_t i;
+
+	if (!RUNNING_ON_VALGRIND) {
+		printf("crypto-ct: not running under valgrind; skipped (exit 77)\n");
+		return 77;
+	}
+	tu_rng_seed(&rng, tu_seed("crypto-ct", 0x63746772696eULL));
+	for (i = 0; i < N_LENGTHS; i++) {
+		size_t len = lengths[i];
+
+		check_aead(AEAD_IETF, len, false);
+		check_aead(AEAD_IETF, len, true);
+		check_aead(AEAD_WG, len, false);
+		check_aead(AEAD_WG, len, true);
+		check_aead(AEAD_X, len, false);
+		check_aead(AEAD_X, len, true);
+		check_chacha_poly(len);
+		check_blake2s(len);
+	}
+	check_util();
+#ifdef TEST_HAVE_X25519
+	check_x25519();
+#endif
+	return tu_exit_status("crypto-ct");
+}
