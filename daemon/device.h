@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The device: one WireGuard interface, the glue between the I/O modules
+ * (tun, udp, netlink, control) and the protocol core (noise, cookie,
+ * ratelimiter, allowedips, timers).
+ *
+ * Files, in the order a packet meets them:
+ *   device.c         life cycle, the loop handlers, link state, the deadline
+ *   send.c           TUN -> allowed IPs -> peer -> seal in place -> sendmmsg
+ *   receive.c        recvmmsg -> classify -> handshake or open in place ->
+ *                    replay, roaming, timers -> source check -> TUN
+ *   peer.c           peers: create/destroy, staging queue, timer actions
+ *   device_config.c  the control socket's set and get
+ *
+ * Packet buffers are preallocated: a batch of PACKET_BATCH slots each way,
+ * each PACKET_BUF_SIZE bytes with MESSAGE_DATA_HEADER_LEN bytes of headroom
+ * before the inner packet and room for padding and the tag after it, so
+ * sealing and opening happen in place and nothing is allocated per packet.
+ */
+#ifndef WGD_DEVICE_H
+#define WGD_DEVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "daemon/config.h"
+#include "daemon/control.h"
+#include "daemon/core/allowedips.h"
+#include "daemon/core/noise.h"
+#include "daemon/core/ratelimiter.h"
+#include "daemon/loop.h"
+#include "daemon/netlink.h"
+#include "daemon/tun.h"
+#include "daemon/udp.h"
+
+#define PACKET_BATCH UDP_BATCH
+#define PACKET_BUF_SIZE 2048
+/* The largest inner packet a slot holds with its header and tag. */
+#define PACKET_MAX_INNER (PACKET_BUF_SIZE - MESSAGE_DATA_OVERHEAD)
+#define DEVICE_DEFAULT_MTU 1420
+
+/* One slot: data message header, then the inner packet, then padding + tag. */
+struct packet {
+	uint8_t buf[PACKET_BUF_SIZE] __attribute__((aligned(16)));
+};
+
+struct peer;
+
+/* Counters of what was dropped, for the debug log and tests. */
+struct device_stats {
+	uint64_t tx_no_route;		/* no allowed IP matches the destination */
+	uint64_t tx_no_endpoint;
+	uint64_t tx_bad_packet;		/* not IPv4/IPv6, or larger than a slot */
+	uint64_t tx_staged_dropped;
+	uint64_t tx_udp_dropped;
+	uint64_t rx_invalid;		/* failed the edge check */
+	uint64_t rx_bad_mac;
+	uint64_t rx_handshake_dropped;
+	uint64_t rx_data_dropped;	/* did not open: index, tag, replay, age */
+	uint64_t rx_bad_inner;		/* not IP, bad length */
+	uint64_t rx_bad_source;		/* source not allowed for the peer */
+	uint64_t rx_tun_dropped;
+};
+
+struct device {
+	struct loop loop;
+	struct tun tun;
+	struct loop_fd tun_h;
+	struct udp udp;
+	struct loop_fd udp_h[UDP_NFAMILIES];
+	uint16_t listen_port_requested;	/* what was set (0 = random) */
+	struct netlink nl;
+	struct loop_fd nl_h;
+	int sigfd;
+	struct loop_fd sig_h;
+	struct control *control;
+
+	bool up;			/* IFF_UP: timers run, packets flow */
+	unsigned int mtu;
+	int exit_status;		/* 0 clean, 1 error */
+
+	struct noise_local local;
+	struct allowedips table;
+	struct ratelimiter *ratelimiter;
+	struct peer *peers;		/* doubly linked, creation order */
+	size_t npeers;
+
+	/* under-load detection (reference §9): handshake messages per second */
+	uint64_t load_window_start;
+	unsigned int load_count;
+	uint64_t under_load_until;
+
+	uint64_t jitter_state;		/* xorshift; jitter needs no secrecy */
+	struct device_stats stats;
+
+	/* the data path's preallocated slots */
+	struct packet tx[PACKET_BATCH];
+	struct udp_msg tx_msgs[PACKET_BATCH];
+	struct peer *tx_peers[PACKET_BATCH];
+	struct packet rx[PACKET_BATCH];
+	struct udp_msg rx_msgs[PACKET_BATCH];
+	struct endpoint rx_eps[PACKET_BATCH];
+};
+
+/* ---- main.c's view ---- */
+
+/* An empty device, to be the control socket's context before the fork. */
+struct device *device_create(void);
+/* Frees a device that was never started. */
+void device_destroy(struct device *d);
+/*
+ * Takes ownership of the TUN device and the control socket and sets up
+ * everything else (loop, UDP, netlink, signals).  0 or -errno with a message
+ * in err; on failure the caller still owns tun and control.
+ */
+int device_start(struct device *d, struct tun *tun, struct control *control,
+		 char *err, size_t errlen);
+/* Runs until a signal, the control socket's deletion or the link's. */
+int device_run(struct device *d);
+/* Tears everything down in reverse, wipes every key, frees d. */
+void device_stop(struct device *d);
+
+const struct control_ops *device_control_ops(void);
+
+/* ---- shared by the device's files ---- */
+
+/* A jitter value for the timers (any 64-bit value; the core reduces it). */
+uint64_t device_jitter(struct device *d);
+/* The wall clock in unix ns (last-handshake times, TAI64N). */
+uint64_t device_realtime_ns(void);
+/* Pulls the loop deadline in to when (if earlier). */
+void device_timer_touch(struct device *d, uint64_t when);
+/* Registers / unregisters the UDP sockets on the loop (rebinding). */
+int device_udp_attach(struct device *d);
+void device_udp_detach(struct device *d);
+/* Stops the loop because the interface is gone or a fatal error happened. */
+void device_fail(struct device *d, const char *why);
+
+/* send.c */
+void send_tun_readable(struct device *d);
+
+/* receive.c */
+void receive_udp_readable(struct device *d, int family);
+
+/* device_config.c */
+int device_config_set(void *ctx, const struct config_device *cfg);
+int device_config_get(void *ctx, struct config_device *out);
+
+#endif

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The control socket's set and get, applied to the device.
+ *
+ * The order and meaning of a set are those of config.h.  Every value that
+ * equals what the device already has is a no-op, so that `wg syncconf`
+ * with an unchanged file never resets a session (reference UAPI §1).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "crypto/util.h"
+#include "crypto/x25519.h"
+#include "daemon/device.h"
+#include "daemon/log.h"
+#include "daemon/peer.h"
+
+static void config_clear_all_src(struct device *d)
+{
+	struct peer *p;
+
+	for (p = d->peers; p; p = p->next)
+		endpoint_clear_src(&p->endpoint);
+}
+
+/* WP §5.4 / reference §7: a new identity invalidates every session. */
+static int config_set_private_key(struct device *d, const uint8_t key[CONFIG_KEY_LEN])
+{
+	uint8_t clamped[CONFIG_KEY_LEN];
+	struct peer *p, *self;
+	bool same;
+
+	memcpy(clamped, key, sizeof(clamped));
+	if (crypto_is_zero(key, CONFIG_KEY_LEN)) {
+		same = !d->local.has_identity;
+	} else {
+		x25519_clamp(clamped);
+		same = d->local.has_identity &&
+		       crypto_equal(clamped, d->local.private_key, CONFIG_KEY_LEN);
+	}
+	if (same) {
+		crypto_wipe(clamped, sizeof(clamped));
+		return 0;
+	}
+	if (crypto_is_zero(key, CONFIG_KEY_LEN))
+		noise_local_set_private(&d->local, NULL);
+	else if (!noise_local_set_private(&d->local, clamped))
+		log_error("the private key yields no public key; identity removed");
+	crypto_wipe(clamped, sizeof(clamped));
+	/* A peer with our own public key would be ourselves: it goes. */
+	self = d->local.has_identity ? peer_lookup(d, d->local.public_key) : NULL;
+	if (self)
+		peer_destroy(self);
+	for (p = d->peers; p; p = p->next)
+		noise_remote_update_local(&p->remote);
+	return 0;
+}
+
+static int config_set_port(struct device *d, uint16_t port, uint32_t fwmark)
+{
+	struct udp fresh;
+	int ret;
+
+	if (port == d->listen_port_requested || (port && port == d->udp.port))
+		return 0;
+	ret = udp_open(&fresh, port, fwmark);
+	if (ret < 0) {
+		log_error("cannot bind UDP port %u: %s", port, strerror(-ret));
+		return ret;
+	}
+	device_udp_detach(d);
+	udp_close(&d->udp);
+	d->udp = fresh;
+	d->listen_port_requested = port;
+	config_clear_all_src(d);
+	ret = device_udp_attach(d);
+	if (ret < 0)
+		return ret;
+	log_info("listening on UDP port %u", d->udp.port);
+	return 0;
+}
+
+static int config_set_fwmark(struct device *d, uint32_t fwmark)
+{
+	int ret;
+
+	if (fwmark == d->udp.fwmark)
+		return 0;
+	ret = udp_set_fwmark(&d->udp, fwmark);
+	if (ret < 0)
+		return ret;
+	config_clear_all_src(d);
+	return 0;
+}
+
+static void config_set_endpoint(struct peer *p, const union config_endpoint *e)
+{
+	struct endpoint ep;
+
+	memset(&ep, 0, sizeof(ep));
+	if (e->addr.sa_family == AF_INET)
+		ep.addr.in4 = e->in;
+	else if (e->addr.sa_family == AF_INET6)
+		ep.addr.in6 = e->in6;
+	else
+		return;
+	if (endpoint_addr_equal(&p->endpoint, &ep))
+		return;
+	p->endpoint = ep;
+}
+
+static int config_set_allowedips(struct device *d, struct peer *p, const struct config_peer *cp)
+{
+	size_t i;
+	int ret;
+
+	if (cp->flags & CONFIG_PEER_REPLACE_ALLOWEDIPS)
+		allowedips_remove_owner(&d->table, &p->allowedips);
+	for (i = 0; i < cp->allowedips_len; i++) {
+		const struct config_allowedip *a = &cp->allowedips[i];
+		int version = a->family == AF_INET ? 4 : 6;
+
+		if (a->remove) {
+			/* Removing a prefix the peer does not own is not an error. */
+			allowedips_remove(&d->table, version, a->addr, a->cidr, &p->allowedips);
+			continue;
+		}
+		ret = allowedips_insert(&d->table, version, a->addr, a->cidr, &p->allowedips);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static int config_apply_peer(struct device *d, const struct config_peer *cp, uint64_t now)
+{
+	struct peer *p;
+	int ret;
+
+	/* A peer with our own public key is ignored (reference §10). */
+	if (d->local.has_identity && !memcmp(cp->public_key, d->local.public_key, CONFIG_KEY_LEN))
+		return 0;
+	p = peer_lookup(d, cp->public_key);
+	if (cp->flags & CONFIG_PEER_REMOVE) {
+		if (p)
+			peer_destroy(p);
+		return 0;
+	}
+	if (!p && (cp->flags & CONFIG_PEER_UPDATE_ONLY))
+		return 0;
+	if (!p) {
+		p = peer_create(d, cp->public_key);
+		if (!p)
+			return -ENOMEM;
+	}
+	if ((cp->flags & CONFIG_PEER_HAS_PRESHARED_KEY) &&
+	    !crypto_equal(cp->preshared_key, p->remote.preshared_key, CONFIG_KEY_LEN))
+		noise_remote_set_preshared_key(&p->remote, crypto_is_zero(cp->preshared_key, CONFIG_KEY_LEN)
+							   ? NULL : cp->preshared_key);
+	if (cp->flags & CONFIG_PEER_HAS_ENDPOINT)
+		config_set_endpoint(p, &cp->endpoint);
+	if ((cp->flags & CONFIG_PEER_HAS_KEEPALIVE) &&
+	    cp->persistent_keepalive != p->timers.persistent_interval)
+		timers_on_persistent_keepalive_set(&p->timers, cp->persistent_keepalive, now);
+	ret = config_set_allowedips(d, p, cp);
+	if (ret < 0)
+		return ret;
+	/* Reference UAPI §1: staged packets go out after each peer update. */
+	if (d->up)
+		peer_send_staged(p, now);
+	device_timer_touch(d, timers_next_deadline(&p->timers));
+	return 0;
+}
+
+int device_config_set(void *ctx, const struct config_device *cfg)
+{
+	struct device *d = ctx;
+	uint64_t now = loop_now();
+	size_t i;
+	int ret;
+
+	if (cfg->flags & CONFIG_DEVICE_HAS_PRIVATE_KEY) {
+		ret = config_set_private_key(d, cfg->private_key);
+		if (ret < 0)
+			return ret;
+	}
+	if (cfg->flags & CONFIG_DEVICE_HAS_LISTEN_PORT) {
+		ret = config_set_port(d, cfg->listen_port,
+				      (cfg->flags & CONFIG_DEVICE_HAS_FWMARK) ? cfg->fwmark : d->udp.fwmark);
+		if (ret < 0)
+			return ret;
+	}
+	if (cfg->flags & CONFIG_DEVICE_HAS_FWMARK) {
+		ret = config_set_fwmark(d, cfg->fwmark);
+		if (ret < 0)
+			return ret;
+	}
+	if (cfg->flags & CONFIG_DEVICE_REPLACE_PEERS) {
+		while (d->peers)
+			peer_destroy(d->peers);
+	}
+	for (i = 0; i < cfg->peers_len; i++) {
+		ret = config_apply_peer(d, &cfg->peers[i], now);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* ---- get ---- */
+
+static int config_get_allowedip(void *ctx, int ip_version, const uint8_t *addr, uint8_t cidr)
+{
+	struct config_allowedip a;
+
+	memset(&a, 0, sizeof(a));
+	a.family = ip_version == 4 ? AF_INET : AF_INET6;
+	a.cidr = cidr;
+	memcpy(a.addr, addr, ip_version == 4 ? 4 : 16);
+	return config_peer_add_allowedip(ctx, &a);
+}
+
+static int config_get_peer(struct peer *p, struct config_device *out)
+{
+	struct config_peer *cp = config_device_add_peer(out, p->remote.public_key);
+
+	if (!cp)
+		return -ENOMEM;
+	memcpy(cp->preshared_key, p->remote.preshared_key, CONFIG_KEY_LEN);
+	cp->flags |= CONFIG_PEER_HAS_PRESHARED_KEY | CONFIG_PEER_HAS_KEEPALIVE;
+	if (p->endpoint.addr.sa.sa_family == AF_INET) {
+		cp->endpoint.in = p->endpoint.addr.in4;
+		cp->flags |= CONFIG_PEER_HAS_ENDPOINT;
+	} else if (p->endpoint.addr.sa.sa_family == AF_INET6) {
+		cp->endpoint.in6 = p->endpoint.addr.in6;
+		cp->flags |= CONFIG_PEER_HAS_ENDPOINT;
+	}
+	cp->persistent_keepalive = p->timers.persistent_interval;
+	cp->last_handshake_sec = (int64_t)(p->last_handshake_ns / 1000000000ull);
+	cp->last_handshake_nsec = (int64_t)(p->last_handshake_ns % 1000000000ull);
+	cp->rx_bytes = p->rx_bytes;
+	cp->tx_bytes = p->tx_bytes;
+	return allowedips_walk_owner(&p->allowedips, config_get_allowedip, cp);
+}
+
+int device_config_get(void *ctx, struct config_device *out)
+{
+	struct device *d = ctx;
+	struct peer *p;
+	int ret;
+
+	if (d->local.has_identity) {
+		memcpy(out->private_key, d->local.private_key, CONFIG_KEY_LEN);
+		out->flags |= CONFIG_DEVICE_HAS_PRIVATE_KEY;
+	}
+	out->listen_port = d->udp.port;
+	out->flags |= CONFIG_DEVICE_HAS_LISTEN_PORT;
+	out->fwmark = d->udp.fwmark;
+	if (d->udp.fwmark)
+		out->flags |= CONFIG_DEVICE_HAS_FWMARK;
+	for (p = d->peers; p; p = p->next) {
+		ret = config_get_peer(p, out);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}

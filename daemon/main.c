@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * wgd: a userspace WireGuard daemon.
+ *
+ *   wgd [-f|--foreground] [--log-level LEVEL] [--pid-file FILE] IFNAME
+ *
+ * The command-line contract is wireguard-go's, so that
+ * WG_QUICK_USERSPACE_IMPLEMENTATION=wgd wg-quick up ... works: without -f
+ * the launcher returns only once the control socket is listening.  The TUN
+ * device and the control socket are created before the fork (so errors such
+ * as "device busy" reach the caller), the child sets up the rest and reports
+ * "ready" or its error over a pipe; the launcher exits 0 or 1 accordingly.
+ *
+ * main wires the modules together and tears them down in reverse.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "crypto/selftest.h"
+#include "crypto/x25519.h"
+#include "daemon/control.h"
+#include "daemon/device.h"
+#include "daemon/log.h"
+#include "daemon/loop.h"
+#include "daemon/tun.h"
+
+#ifndef WGD_VERSION
+#define WGD_VERSION "unknown"
+#endif
+
+struct options {
+	const char *ifname;
+	const char *pid_file;
+	bool foreground;
+	int log_level;
+};
+
+static void usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"Usage: %s [-f|--foreground] [--log-level LEVEL] [--pid-file FILE] IFNAME\n"
+		"       %s --version | --help\n"
+		"\n"
+		"Creates the TUN interface IFNAME and serves WireGuard on it, configured\n"
+		"through the control socket " CONTROL_RUN_DIR "/IFNAME.sock (use wg(8)).\n"
+		"\n"
+		"  -f, --foreground   stay in the foreground and log to stderr\n"
+		"  -l, --log-level L  silent, error, verbose or debug (default: $LOG_LEVEL,\n"
+		"                     else error)\n"
+		"  -p, --pid-file F   write the daemon's process id to F\n"
+		"  -h, --help         this text\n"
+		"  -v, --version      the version\n"
+		"\n"
+		"Environment: LOG_LEVEL, WG_PROCESS_FOREGROUND=1 (as -f), WGD_RUN_DIR.\n",
+		prog, prog);
+}
+
+/* 0 to run, 1 after --help/--version, -1 on a usage error. */
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "log-level", required_argument, NULL, 'l' },
+		{ "pid-file", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *env = getenv("LOG_LEVEL");
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->log_level = LOG_LEVEL_ERROR;
+	if (env && log_parse_level(env) >= 0)
+		o->log_level = log_parse_level(env);
+	env = getenv("WG_PROCESS_FOREGROUND");
+	o->foreground = env && !strcmp(env, "1");
+	while ((c = getopt_long(argc, argv, "fl:p:hv", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			o->foreground = true;
+			break;
+		case 'l':
+			o->log_level = log_parse_level(optarg);
+			if (o->log_level < 0) {
+				fprintf(stderr, "%s: unknown log level '%s'\n", argv[0], optarg);
+				return -1;
+			}
+			break;
+		case 'p':
+			o->pid_file = optarg;
+			break;
+		case 'h':
+			usage(stdout, argv[0]);
+			return 1;
+		case 'v':
+			printf("wgd %s\n", WGD_VERSION);
+			return 1;
+		default:
+			usage(stderr, argv[0]);
+			return -1;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr, argv[0]);
+		return -1;
+	}
+	o->ifname = argv[optind];
+	return 0;
+}
+
+static int write_pid_file(const char *path)
+{
+	FILE *f = fopen(path, "we");
+
+	if (!f)
+		return -errno;
+	fprintf(f, "%ld\n", (long)getpid());
+	if (fclose(f) != 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * The launcher's side of the fork: waits for the child's report.  The child
+ * writes one byte 0 when ready, or a message; EOF without either means it
+ * died.  Returns the process exit status.
+ */
+static int launcher_wait(int fd)
+{
+	char buf[256];
+	ssize_t n;
+
+	do
+		n = read(fd, buf, sizeof(buf) - 1);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	if (n == 1 && buf[0] == '\0')
+		return EXIT_SUCCESS;
+	if (n > 0) {
+		buf[n] = '\0';
+		fprintf(stderr, "wgd: %s\n", buf);
+	} else {
+		fprintf(stderr, "wgd: the daemon exited during start-up\n");
+	}
+	return EXIT_FAILURE;
+}
+
+/* The child's report to the launcher (or stderr in the foreground). */
+static void report(int fd, const char *msg)
+{
+	if (fd < 0) {
+		if (msg)
+			log_error("%s", msg);
+		return;
+	}
+	if (msg) {
+		if (write(fd, msg, strlen(msg)) < 0)
+			log_error("%s", msg);
+	} else if (write(fd, "", 1) < 0) {
+		log_error("cannot report readiness: %s", strerror(errno));
+	}
+	close(fd);
+}
+
+static void detach_stdio(void)
+{
+	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	dup2(fd, STDIN_FILENO);
+	dup2(fd, STDOUT_FILENO);
+	dup2(fd, STDERR_FILENO);
+	if (fd > STDERR_FILENO)
+		close(fd);
+}
+
+/* Runs the daemon on an open TUN device and control socket until it stops. */
+static int serve(const struct options *o, struct device *dev, struct tun *tun,
+		 struct control *control, int report_fd)
+{
+	char msg[200];
+	int ret;
+
+	/* From here on the device owns tun and control; device_stop frees them. */
+	ret = device_start(dev, tun, control, msg, sizeof(msg));
+	if (ret < 0) {
+		report(report_fd, msg);
+		device_stop(dev);
+		return EXIT_FAILURE;
+	}
+	if (o->pid_file && (ret = write_pid_file(o->pid_file)) < 0) {
+		snprintf(msg, sizeof(msg), "cannot write %s: %s", o->pid_file, strerror(-ret));
+		report(report_fd, msg);
+		device_stop(dev);
+		return EXIT_FAILURE;
+	}
+	log_info("serving %s on control socket %s", o->ifname, control_path(control));
+	report(report_fd, NULL);
+	if (report_fd >= 0)
+		detach_stdio();
+	ret = device_run(dev);
+	device_stop(dev);
+	if (o->pid_file)
+		unlink(o->pid_file);
+	return ret < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(int argc, char **argv)
+{
+	struct control *control = NULL;
+	struct device *dev;
+	struct options o;
+	struct tun tun;
+	int ret, pipefd[2];
+	pid_t pid;
+
+	ret = parse_options(argc, argv, &o);
+	if (ret)
+		return ret > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	log_init(o.ifname, (enum log_level)o.log_level, true);
+	if (!crypto_selftest()) {
+		log_error("the crypto self-test failed; refusing to start");
+		return EXIT_FAILURE;
+	}
+	if (!x25519_init()) {
+		log_error("cannot initialise X25519");
+		return EXIT_FAILURE;
+	}
+	/* SIGPIPE: a control client that hangs up must not kill us. */
+	signal(SIGPIPE, SIG_IGN);
+
+	ret = tun_open(&tun, o.ifname);
+	if (ret < 0) {
+		log_error("cannot create TUN device %s: %s", o.ifname, strerror(-ret));
+		return EXIT_FAILURE;
+	}
+	dev = device_create();
+	if (!dev) {
+		log_error("out of memory");
+		tun_close(&tun);
+		return EXIT_FAILURE;
+	}
+	ret = control_open(&control, tun.name, NULL, device_control_ops(), dev);
+	if (ret < 0) {
+		log_error("cannot open the control socket for %s: %s", tun.name, strerror(-ret));
+		device_destroy(dev);
+		tun_close(&tun);
+		return EXIT_FAILURE;
+	}
+	if (o.foreground)
+		return serve(&o, dev, &tun, control, -1);
+
+	if (pipe2(pipefd, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
+		log_error("cannot fork: %s", strerror(errno));
+		control_close(control);
+		device_destroy(dev);
+		tun_close(&tun);
+		return EXIT_FAILURE;
+	}
+	if (pid > 0) {
+		close(pipefd[1]);
+		control_release(control);
+		device_destroy(dev);
+		tun_close(&tun);
+		return launcher_wait(pipefd[0]);
+	}
+	close(pipefd[0]);
+	setsid();
+	log_clear();
+	log_init(tun.name, (enum log_level)o.log_level, false);
+	ret = serve(&o, dev, &tun, control, pipefd[1]);
+	log_clear();
+	return ret;
+}

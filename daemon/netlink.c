@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "daemon/netlink.h"
+
+#include <errno.h>
+#include <libmnl/libmnl.h>
+#include <linux/if.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Reads of the event socket per wakeup: bounded so link churn cannot starve us. */
+#define NETLINK_MAX_READS 16
+
+int netlink_open(struct netlink *nl, int ifindex)
+{
+	nl->ifindex = ifindex;
+	nl->seq = (uint32_t)time(NULL);
+	nl->sock = mnl_socket_open2(NETLINK_ROUTE, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (!nl->sock)
+		return -errno;
+	if (mnl_socket_bind(nl->sock, RTMGRP_LINK, MNL_SOCKET_AUTOPID) < 0) {
+		int err = -errno;
+
+		mnl_socket_close(nl->sock);
+		nl->sock = NULL;
+		return err;
+	}
+	return 0;
+}
+
+void netlink_close(struct netlink *nl)
+{
+	if (nl->sock)
+		mnl_socket_close(nl->sock);
+	nl->sock = NULL;
+}
+
+int netlink_fd(const struct netlink *nl)
+{
+	return mnl_socket_get_fd(nl->sock);
+}
+
+/* Folds one RTM_NEWLINK/RTM_DELLINK about our link into the event. */
+static int netlink_link_attr(const struct nlattr *attr, void *data)
+{
+	struct netlink_event *ev = data;
+
+	if (mnl_attr_get_type(attr) == IFLA_MTU &&
+	    mnl_attr_validate(attr, MNL_TYPE_U32) >= 0)
+		ev->mtu = mnl_attr_get_u32(attr);
+	return MNL_CB_OK;
+}
+
+struct netlink_ctx {
+	struct netlink *nl;
+	struct netlink_event *ev;
+	int matched;
+};
+
+static int netlink_msg_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct netlink_ctx *ctx = data;
+	const struct ifinfomsg *ifi;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK && nlh->nlmsg_type != RTM_DELLINK)
+		return MNL_CB_OK;
+	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
+		return MNL_CB_OK;
+	ifi = mnl_nlmsg_get_payload(nlh);
+	if (ifi->ifi_index != ctx->nl->ifindex)
+		return MNL_CB_OK;
+	ctx->matched = 1;
+	if (nlh->nlmsg_type == RTM_DELLINK) {
+		ctx->ev->deleted = true;
+		return MNL_CB_OK;
+	}
+	ctx->ev->has_flags = true;
+	ctx->ev->up = ifi->ifi_flags & IFF_UP;
+	mnl_attr_parse(nlh, sizeof(*ifi), netlink_link_attr, ctx->ev);
+	return MNL_CB_OK;
+}
+
+int netlink_read_events(struct netlink *nl, struct netlink_event *ev)
+{
+	uint8_t buf[8192] __attribute__((aligned(4)));
+	struct netlink_ctx ctx = { .nl = nl, .ev = ev };
+	int i;
+
+	for (i = 0; i < NETLINK_MAX_READS; i++) {
+		ssize_t n = mnl_socket_recvfrom(nl->sock, buf, sizeof(buf));
+
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+				break;
+			/*
+			 * ENOBUFS: events were lost.  The link may be gone;
+			 * the TUN read path notices that on its own.
+			 */
+			if (errno == ENOBUFS)
+				continue;
+			return -errno;
+		}
+		mnl_cb_run(buf, (size_t)n, 0, 0, netlink_msg_cb, &ctx);
+	}
+	return ctx.matched;
+}
+
+/* Sends one request on a fresh socket and waits for its answer. */
+static int netlink_request(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
+{
+	uint8_t buf[8192] __attribute__((aligned(4)));
+	struct mnl_socket *sock;
+	unsigned int portid;
+	uint32_t seq = nlh->nlmsg_seq;
+	int ret = 0, i;
+
+	sock = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+	if (!sock)
+		return -errno;
+	if (mnl_socket_bind(sock, 0, MNL_SOCKET_AUTOPID) < 0 ||
+	    mnl_socket_sendto(sock, nlh, nlh->nlmsg_len) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	portid = mnl_socket_get_portid(sock);
+	/* A kernel answers at once; the bound guards against a confused one. */
+	for (i = 0; i < 64; i++) {
+		ssize_t n = mnl_socket_recvfrom(sock, buf, sizeof(buf));
+
+		if (n < 0) {
+			ret = -errno;
+			break;
+		}
+		ret = mnl_cb_run(buf, (size_t)n, seq, portid, cb, data);
+		if (ret <= MNL_CB_STOP) {
+			ret = ret < 0 ? -errno : 0;
+			break;
+		}
+	}
+out:
+	mnl_socket_close(sock);
+	return ret;
+}
+
+int netlink_set_mtu(struct netlink *nl, unsigned int mtu)
+{
+	uint8_t buf[256] __attribute__((aligned(4)));
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifinfomsg *ifi;
+
+	nlh->nlmsg_type = RTM_NEWLINK;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = ++nl->seq;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = nl->ifindex;
+	mnl_attr_put_u32(nlh, IFLA_MTU, mtu);
+	return netlink_request(nlh, NULL, NULL);
+}
+
+int netlink_get_link(struct netlink *nl, struct netlink_event *ev)
+{
+	uint8_t buf[256] __attribute__((aligned(4)));
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct netlink_ctx ctx = { .nl = nl, .ev = ev };
+	struct ifinfomsg *ifi;
+	int ret;
+
+	nlh->nlmsg_type = RTM_GETLINK;
+	/* NLM_F_ACK: the acknowledgement after the answer ends the exchange. */
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = ++nl->seq;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = nl->ifindex;
+	memset(ev, 0, sizeof(*ev));
+	ret = netlink_request(nlh, netlink_msg_cb, &ctx);
+	if (ret < 0)
+		return ret;
+	return ctx.matched ? 0 : -ENODEV;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Route netlink (libmnl): sets the interface MTU and watches link events, so
+ * the daemon learns MTU changes and exits when its interface is deleted.
+ */
+#ifndef WGD_NETLINK_H
+#define WGD_NETLINK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct mnl_socket;
+
+struct netlink {
+	struct mnl_socket *sock;	/* subscribed to RTMGRP_LINK */
+	int ifindex;			/* the only link reported */
+	uint32_t seq;
+};
+
+/* Opens the event socket; 0 or -errno. */
+int netlink_open(struct netlink *nl, int ifindex);
+void netlink_close(struct netlink *nl);
+int netlink_fd(const struct netlink *nl);
+
+/* Sets the MTU of nl->ifindex with RTM_NEWLINK; 0 or -errno. */
+int netlink_set_mtu(struct netlink *nl, unsigned int mtu);
+struct netlink_event {
+	bool deleted;		/* RTM_DELLINK of our link */
+	unsigned int mtu;	/* 0 if not reported */
+	bool has_flags;
+	bool up;		/* IFF_UP, valid if has_flags */
+};
+
+/* The MTU and flags of nl->ifindex (RTM_GETLINK); 0 or -errno. */
+int netlink_get_link(struct netlink *nl, struct netlink_event *ev);
+
+/*
+ * Drains pending messages, folding those about our link into *ev.
+ * Returns 1 if any concerned our link, 0 if none, -errno on failure.
+ */
+int netlink_read_events(struct netlink *nl, struct netlink_event *ev);
+
+#endif

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The inbound path, one recvmmsg() batch per wakeup:
+ *
+ *   each datagram is checked once at the edge by length and type
+ *   (message_classify(), reference §2), then
+ *   handshake (types 1-3):
+ *     mac1 always; under load mac2 or a cookie reply, and the per-source
+ *     rate limiter (WP §5.3, reference §9) -> consume -> endpoint ->
+ *     timers -> answer (response) or send staged/keepalive (initiator)
+ *   data (type 4):
+ *     keypair by receiver index -> open in place -> replay window (in
+ *     noise_open) -> roaming endpoint update -> key confirmation -> timers
+ *     -> keepalive? -> inner IP length checks and trimming -> allowed-IPs
+ *     source check against the decrypting peer -> TUN write
+ *
+ * Nothing unauthenticated changes any state, and nothing unauthenticated is
+ * answered except by a cookie reply under load (WP §5.1).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "crypto/bytes.h"
+#include "crypto/util.h"
+#include "daemon/core/cookie.h"
+#include "daemon/device.h"
+#include "daemon/log.h"
+#include "daemon/peer.h"
+
+/*
+ * Under load (reference §9): the kernel measures its handshake queue; we
+ * have no queue, so we measure the backlog directly: a recvmmsg() batch
+ * that is mostly handshake messages, or more than UNDER_LOAD_QUEUE_LEN of
+ * them within a second.  Either keeps the device under load for
+ * UNDER_LOAD_AFTER_TIME.
+ */
+#define RECEIVE_LOAD_BATCH (PACKET_BATCH / 4)
+
+static void receive_note_handshakes(struct device *d, unsigned int count, uint64_t now)
+{
+	if (!count)
+		return;
+	if (now - d->load_window_start >= WG_NSEC_PER_SEC) {
+		d->load_window_start = now;
+		d->load_count = 0;
+	}
+	d->load_count += count;
+	if (count >= RECEIVE_LOAD_BATCH || d->load_count >= UNDER_LOAD_QUEUE_LEN)
+		d->under_load_until = now + WG_SECONDS(UNDER_LOAD_AFTER_TIME);
+}
+
+/* The cookie's source bytes: address then big-endian port (kernel's choice). */
+static size_t receive_source_bytes(const struct endpoint *ep, uint8_t out[18], int *version,
+				   const uint8_t **addr)
+{
+	if (ep->addr.sa.sa_family == AF_INET) {
+		memcpy(out, &ep->addr.in4.sin_addr, 4);
+		memcpy(out + 4, &ep->addr.in4.sin_port, 2);
+		*version = 4;
+		*addr = out;
+		return 6;
+	}
+	memcpy(out, &ep->addr.in6.sin6_addr, 16);
+	memcpy(out + 16, &ep->addr.in6.sin6_port, 2);
+	*version = 6;
+	*addr = out;
+	return 18;
+}
+
+static void receive_cookie_reply(struct device *d, const uint8_t *msg, uint64_t now)
+{
+	struct noise_remote *r = noise_remote_by_index(&d->local, le32_load(msg + MESSAGE_COOKIE_RECEIVER));
+
+	if (!r) {
+		d->stats.rx_handshake_dropped++;
+		return;
+	}
+	if (cookie_maker_consume_reply(&r->cookie, msg, now) != COOKIE_REPLY_OK) {
+		d->stats.rx_handshake_dropped++;
+		log_packet(LOG_LEVEL_DEBUG, "invalid cookie reply dropped");
+		return;
+	}
+	log_packet(LOG_LEVEL_DEBUG, "received a cookie reply");
+}
+
+/* After mac1: under load, a cookie reply or the rate limiter.  True to go on. */
+static bool receive_check_macs(struct device *d, uint8_t *msg, size_t len,
+			       struct endpoint *from, uint64_t now)
+{
+	uint8_t src[18], reply[MESSAGE_COOKIE_LEN];
+	const uint8_t *addr;
+	size_t src_len;
+	int version;
+
+	src_len = receive_source_bytes(from, src, &version, &addr);
+	switch (cookie_checker_validate(&d->local.cookie, msg, len, src, src_len,
+					now < d->under_load_until, now)) {
+	case COOKIE_PROCEED:
+		return true;
+	case COOKIE_PROCEED_RATELIMITED:
+		if (ratelimiter_allow(d->ratelimiter, version, addr, now))
+			return true;
+		d->stats.rx_handshake_dropped++;
+		return false;
+	case COOKIE_SEND_REPLY:
+		if (cookie_checker_create_reply(&d->local.cookie, reply, msg, len, src, src_len, now)) {
+			struct udp_msg m = { .data = reply, .len = sizeof(reply), .ep = from };
+
+			udp_send(&d->udp, &m, 1);
+		}
+		return false;
+	case COOKIE_DROP_BAD_MAC1:
+	case COOKIE_ERR_RANDOM:
+	default:
+		d->stats.rx_bad_mac++;
+		log_packet(LOG_LEVEL_DEBUG, "handshake message with an invalid mac1 dropped");
+		return false;
+	}
+}
+
+static void receive_initiation(struct device *d, uint8_t *msg, struct endpoint *from, uint64_t now)
+{
+	uint8_t resp[MESSAGE_RESPONSE_LEN];
+	struct noise_remote *r = NULL;
+	enum noise_result res;
+	struct peer *p;
+
+	res = noise_consume_initiation(&d->local, msg, now, &r);
+	if (res != NOISE_OK) {
+		d->stats.rx_handshake_dropped++;
+		log_packet(LOG_LEVEL_VERBOSE, "handshake initiation dropped: %s", noise_result_str(res));
+		return;
+	}
+	p = peer_of_remote(r);
+	p->rx_bytes += MESSAGE_INITIATION_LEN;
+	peer_set_endpoint_from(p, from);
+	timers_on_authenticated_received(&p->timers, now);
+	log_packet(LOG_LEVEL_DEBUG, "received handshake initiation");
+
+	res = noise_create_response(r, resp, now);
+	if (res != NOISE_OK) {
+		log_packet(LOG_LEVEL_VERBOSE, "cannot create a handshake response: %s",
+			   noise_result_str(res));
+		return;
+	}
+	peer_send_buffer(p, resp, sizeof(resp));
+	crypto_wipe(resp, sizeof(resp));
+	timers_on_authenticated_sent(&p->timers, now);
+	timers_on_handshake_response_sent(&p->timers, now);
+	timers_on_session_derived(&p->timers, now);
+	device_timer_touch(d, timers_next_deadline(&p->timers));
+}
+
+static void receive_response(struct device *d, uint8_t *msg, struct endpoint *from, uint64_t now)
+{
+	struct noise_remote *r = NULL;
+	enum noise_result res;
+	struct peer *p;
+
+	res = noise_consume_response(&d->local, msg, now, &r);
+	if (res != NOISE_OK) {
+		d->stats.rx_handshake_dropped++;
+		log_packet(LOG_LEVEL_VERBOSE, "handshake response dropped: %s", noise_result_str(res));
+		return;
+	}
+	p = peer_of_remote(r);
+	p->rx_bytes += MESSAGE_RESPONSE_LEN;
+	peer_set_endpoint_from(p, from);
+	timers_on_authenticated_received(&p->timers, now);
+	timers_on_handshake_complete(&p->timers, now);
+	timers_on_session_derived(&p->timers, now);
+	p->last_handshake_ns = device_realtime_ns();
+	log_packet(LOG_LEVEL_VERBOSE, "handshake complete (initiator)");
+	/* The initiator confirms the session at once (reference §7). */
+	peer_send_keepalive(p, now);
+	device_timer_touch(d, timers_next_deadline(&p->timers));
+}
+
+static void receive_handshake(struct device *d, enum message_type type, uint8_t *msg, size_t len,
+			      struct endpoint *from, uint64_t now)
+{
+	if (type == MESSAGE_HANDSHAKE_COOKIE) {
+		receive_cookie_reply(d, msg, now);
+		return;
+	}
+	if (!receive_check_macs(d, msg, len, from, now))
+		return;
+	if (type == MESSAGE_HANDSHAKE_INITIATION)
+		receive_initiation(d, msg, from, now);
+	else
+		receive_response(d, msg, from, now);
+}
+
+/*
+ * The decrypted inner packet: IPv4 or IPv6 with a sane length; trims the
+ * padding to the IP length.  Returns the version and sets *len and *src,
+ * or 0 to drop.
+ */
+static int receive_inner(const uint8_t *pkt, size_t *len, const uint8_t **src)
+{
+	size_t ip_len;
+
+	switch (pkt[0] >> 4) {
+	case 4:
+		if (*len < 20)
+			return 0;
+		ip_len = be16_load(pkt + 2);
+		if (ip_len < 20 || ip_len > *len)
+			return 0;
+		*src = pkt + 12;
+		*len = ip_len;
+		return 4;
+	case 6:
+		if (*len < 40)
+			return 0;
+		ip_len = (size_t)be16_load(pkt + 4) + 40;
+		if (ip_len > *len)
+			return 0;
+		*src = pkt + 8;
+		*len = ip_len;
+		return 6;
+	default:
+		return 0;
+	}
+}
+
+static void receive_data(struct device *d, uint8_t *msg, size_t len, struct endpoint *from, uint64_t now)
+{
+	struct noise_remote *r = NULL;
+	enum noise_result res;
+	const uint8_t *src = NULL;
+	uint8_t *inner = msg + MESSAGE_DATA_HEADER_LEN;
+	size_t inner_len = len - MESSAGE_DATA_OVERHEAD;
+	struct peer *p;
+	int version;
+	int ret;
+
+	res = noise_open(&d->local, msg, len, now, &r);
+	if (res != NOISE_OK && res != NOISE_OK_CONFIRMED) {
+		d->stats.rx_data_dropped++;
+		log_packet(LOG_LEVEL_DEBUG, "data message dropped: %s", noise_result_str(res));
+		return;
+	}
+	p = peer_of_remote(r);
+	p->rx_bytes += len;
+	peer_set_endpoint_from(p, from);
+	if (res == NOISE_OK_CONFIRMED) {
+		timers_on_handshake_complete(&p->timers, now);
+		p->last_handshake_ns = device_realtime_ns();
+		log_packet(LOG_LEVEL_VERBOSE, "handshake complete (responder)");
+		peer_send_staged(p, now);
+	}
+	timers_on_authenticated_received(&p->timers, now);
+	if (inner_len) {
+		timers_on_data_received(&p->timers, now);
+		version = receive_inner(inner, &inner_len, &src);
+		if (!version) {
+			d->stats.rx_bad_inner++;
+			log_packet(LOG_LEVEL_DEBUG, "malformed inner packet dropped");
+		} else if (allowedips_lookup(&d->table, version, src) != p) {
+			d->stats.rx_bad_source++;
+			log_packet(LOG_LEVEL_DEBUG, "inner source address not allowed for the peer; dropped");
+		} else if ((ret = tun_write(&d->tun, inner, inner_len)) < 0) {
+			d->stats.rx_tun_dropped++;
+			if (ret != -EAGAIN)
+				log_packet(LOG_LEVEL_ERROR, "TUN write: %s", strerror(-ret));
+		}
+	}
+	if (timers_rekey_on_receive(&p->timers, &p->remote, now))
+		peer_want_handshake(p, now);
+	device_timer_touch(d, timers_next_deadline(&p->timers));
+}
+
+void receive_udp_readable(struct device *d, int family)
+{
+	enum message_type types[PACKET_BATCH];
+	unsigned int i, handshakes = 0;
+	uint64_t now;
+	int n;
+
+	for (i = 0; i < PACKET_BATCH; i++) {
+		d->rx_msgs[i].data = d->rx[i].buf;
+		d->rx_msgs[i].len = PACKET_BUF_SIZE;
+		d->rx_msgs[i].ep = &d->rx_eps[i];
+	}
+	n = udp_recv(&d->udp, family, d->rx_msgs, PACKET_BATCH);
+	if (n <= 0) {
+		if (n < 0)
+			log_packet(LOG_LEVEL_ERROR, "UDP receive: %s", strerror(-n));
+		return;
+	}
+	/* A down interface has no sessions (reference §8): read and drop. */
+	if (!d->up)
+		return;
+	now = loop_now();
+	for (i = 0; i < (unsigned int)n; i++) {
+		types[i] = message_classify(d->rx[i].buf, d->rx_msgs[i].len);
+		if (types[i] == MESSAGE_HANDSHAKE_INITIATION || types[i] == MESSAGE_HANDSHAKE_RESPONSE)
+			handshakes++;
+	}
+	receive_note_handshakes(d, handshakes, now);
+	for (i = 0; i < (unsigned int)n; i++) {
+		uint8_t *msg = d->rx[i].buf;
+		size_t len = d->rx_msgs[i].len;
+
+		switch (types[i]) {
+		case MESSAGE_DATA:
+			receive_data(d, msg, len, &d->rx_eps[i], now);
+			break;
+		case MESSAGE_HANDSHAKE_INITIATION:
+		case MESSAGE_HANDSHAKE_RESPONSE:
+		case MESSAGE_HANDSHAKE_COOKIE:
+			receive_handshake(d, types[i], msg, len, &d->rx_eps[i], now);
+			break;
+		case MESSAGE_INVALID:
+		default:
+			d->stats.rx_invalid++;
+			log_packet(LOG_LEVEL_DEBUG, "invalid datagram of %zu bytes dropped", len);
+			break;
+		}
+	}
+}
