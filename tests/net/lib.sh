@@ -21,6 +21,7 @@
 #   WGD_IMPL   run this program wherever a test asks for "wgd"; WGD_IMPL=wireguard-go
 #              proves the harness before wgd exists
 #   NT_KEEP=1  do not remove the temporary directory (daemon logs) at exit
+#   NT_LOG_LEVEL  LOG_LEVEL for daemons started with nt_daemon (default verbose)
 
 set -u
 
@@ -262,7 +263,7 @@ nt_daemon() {
 	NT_NS[$ifc]=$ns
 	NT_IMPL[$ifc]=$prog
 	NT_IFACES+=("$ifc")
-	LOG_LEVEL=verbose ip netns exec "$ns" "$prog" -f "$ifc" >"$NT_TMP/$ifc.$NT_RUN.log" 2>&1 &
+	LOG_LEVEL=${NT_LOG_LEVEL:-verbose} ip netns exec "$ns" "$prog" -f "$ifc" >"$NT_TMP/$ifc.$NT_RUN.log" 2>&1 &
 	pid=$!
 	NT_DPID[$ifc]=$pid
 	if ! nt_until "$NT_TIMEOUT" nt_sock_ready "$ifc"; then
