@@ -107,8 +107,19 @@ struct chacha20_v4_bytes { chacha20_v4 v; } __attribute__((packed, may_alias));
 #define CHACHA20_V4_SHUFFLE(a, b, i, j, k, l) __builtin_shuffle(a, b, (chacha20_v4){ i, j, k, l })
 #endif
 
+typedef uint16_t chacha20_v8h __attribute__((vector_size(16)));
+
 static inline chacha20_v4 chacha20_v4_rol(chacha20_v4 v, unsigned int n)
 {
+	if (n == 16) {
+		chacha20_v8h h = (chacha20_v8h)v;
+#if defined(__clang__)
+		h = __builtin_shufflevector(h, h, 1, 0, 3, 2, 5, 4, 7, 6);
+#else
+		h = __builtin_shuffle(h, (chacha20_v8h){ 1, 0, 3, 2, 5, 4, 7, 6 });
+#endif
+		return (chacha20_v4)h;
+	}
 	return (v << n) | (v >> (32 - n));
 }
 
