@@ -36,6 +36,11 @@ static void x25519_keep_if(uint8_t out[X25519_KEY_SIZE], bool ok)
 	uint8_t mask = (uint8_t)(0u - (unsigned int)ok);
 	size_t i;
 
+	/*
+	 * Hide that mask is 0 or 0xff: clang 14 otherwise turns the AND below
+	 * into "ok ? out : 0" with a conditional jump on ok (seen by crypto-ct).
+	 */
+	__asm__("" : "+r"(mask));
 	for (i = 0; i < X25519_KEY_SIZE; i++)
 		out[i] &= mask;
 }
