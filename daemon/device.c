@@ -150,6 +150,17 @@ static void device_on_netlink(struct loop_fd *h, uint32_t revents)
 	}
 	if (ev.has_flags)
 		device_set_up(d, ev.up);
+	if (ev.addr_removed) {
+		struct peer *p;
+
+		/*
+		 * A cached source address may be gone, and the kernel would
+		 * still send from it (IP_PKTINFO does not check): forget
+		 * them all; the next packet from each peer sets it again.
+		 */
+		for (p = d->peers; p; p = p->next)
+			endpoint_clear_src(&p->endpoint);
+	}
 }
 
 static void device_on_signal(struct loop_fd *h, uint32_t revents)

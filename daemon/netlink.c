@@ -21,7 +21,8 @@ int netlink_open(struct netlink *nl, int ifindex)
 	nl->sock = mnl_socket_open2(NETLINK_ROUTE, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (!nl->sock)
 		return -errno;
-	if (mnl_socket_bind(nl->sock, RTMGRP_LINK, MNL_SOCKET_AUTOPID) < 0) {
+	if (mnl_socket_bind(nl->sock, RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR,
+			    MNL_SOCKET_AUTOPID) < 0) {
 		int err = -errno;
 
 		mnl_socket_close(nl->sock);
@@ -65,6 +66,11 @@ static int netlink_msg_cb(const struct nlmsghdr *nlh, void *data)
 	struct netlink_ctx *ctx = data;
 	const struct ifinfomsg *ifi;
 
+	if (nlh->nlmsg_type == RTM_DELADDR) {
+		ctx->ev->addr_removed = true;
+		ctx->matched = 1;
+		return MNL_CB_OK;
+	}
 	if (nlh->nlmsg_type != RTM_NEWLINK && nlh->nlmsg_type != RTM_DELLINK)
 		return MNL_CB_OK;
 	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Route netlink (libmnl): sets the interface MTU and watches link events, so
- * the daemon learns MTU changes and exits when its interface is deleted.
+ * Route netlink (libmnl): sets the interface MTU and watches link and address
+ * events, so the daemon learns MTU and up/down changes, exits when its
+ * interface is deleted, and forgets cached source addresses that went away.
  */
 #ifndef WGD_NETLINK_H
 #define WGD_NETLINK_H
@@ -12,7 +13,7 @@
 struct mnl_socket;
 
 struct netlink {
-	struct mnl_socket *sock;	/* subscribed to RTMGRP_LINK */
+	struct mnl_socket *sock;	/* subscribed to link and address events */
 	int ifindex;			/* the only link reported */
 	uint32_t seq;
 };
@@ -29,14 +30,16 @@ struct netlink_event {
 	unsigned int mtu;	/* 0 if not reported */
 	bool has_flags;
 	bool up;		/* IFF_UP, valid if has_flags */
+	bool addr_removed;	/* some local address (any link) was deleted */
 };
 
 /* The MTU and flags of nl->ifindex (RTM_GETLINK); 0 or -errno. */
 int netlink_get_link(struct netlink *nl, struct netlink_event *ev);
 
 /*
- * Drains pending messages, folding those about our link into *ev.
- * Returns 1 if any concerned our link, 0 if none, -errno on failure.
+ * Drains pending messages, folding those about our link (and address
+ * deletions anywhere) into *ev.  Returns 1 if any concerned us, 0 if none,
+ * -errno on failure.
  */
 int netlink_read_events(struct netlink *nl, struct netlink_event *ev);
 
