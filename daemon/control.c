@@ -267,10 +267,11 @@ static int client_flush(struct control_client *cl)
 	return 0;
 }
 
+/* Waits for events; a client that cannot be waited on is dropped. */
 static void client_want(struct control_client *cl, uint32_t events)
 {
 	if (cl->h.events != events && loop_modify(cl->ctl->loop, &cl->h, events) < 0)
-		cl->closing = true;
+		client_destroy(cl);
 }
 
 /* Read, process, write until the client would block; may destroy cl. */

@@ -49,6 +49,7 @@ static uint32_t ct_hex_digit(uint32_t c, uint32_t *valid)
 bool uapi_key_from_hex(uint8_t out[CONFIG_KEY_LEN], const char *hex, size_t len)
 {
 	uint32_t valid = 1;
+	uint8_t keep;
 
 	/* The length is public: branching on it leaks nothing. */
 	if (len != 2 * CONFIG_KEY_LEN) {
@@ -61,8 +62,11 @@ bool uapi_key_from_hex(uint8_t out[CONFIG_KEY_LEN], const char *hex, size_t len)
 
 		out[i] = (uint8_t)((hi << 4) | lo);
 	}
-	if (!valid)
-		crypto_wipe(out, CONFIG_KEY_LEN);
+	/* Invalid input leaves zeros, by mask rather than by a branch on
+	 * secret-derived data; the caller learns only valid/invalid. */
+	keep = (uint8_t)(0u - valid);
+	for (size_t i = 0; i < CONFIG_KEY_LEN; i++)
+		out[i] &= keep;
 	return valid;
 }
 
