@@ -11,6 +11,9 @@
  * Life cycle:
  *   control_open()     before fork: the socket is bound and listening, so a
  *                      launcher may return as soon as the child is forked.
+ *                      Its descriptors are close-on-exec: a launcher that
+ *                      re-executes itself clears FD_CLOEXEC on
+ *                      control_listen_fd() first.
  *   control_attach()   in the process that serves: registers the listener
  *                      and an inotify watch on the loop.
  *   control_close()    unlinks the socket file if it is still ours, closes.
@@ -29,7 +32,9 @@ struct control_ops {
 	/* Fills an initialized *out with a snapshot; 0 or -errno.  The server
 	 * clears (and wipes) *out afterwards. */
 	int (*get)(void *ctx, struct config_device *out);
-	/* The socket file was deleted or replaced: the daemon should exit. */
+	/* The socket file was deleted or replaced: the daemon should exit.
+	 * Called once.  None of the three may call control_close(); they may
+	 * stop the loop. */
 	void (*socket_gone)(void *ctx);
 };
 
@@ -62,7 +67,8 @@ const char *control_path(const struct control *c);
 void control_close(struct control *c);
 
 /* Like control_close() but never unlinks: for the launcher after fork, whose
- * child keeps serving the same socket.  NULL is ok. */
+ * child keeps serving the same socket.  Call it on a control that was never
+ * attached (the loop's epoll set is shared with the child).  NULL is ok. */
 void control_release(struct control *c);
 
 #endif
