@@ -19,7 +19,7 @@ ROLE_B=${2:-wgd}
 nt_pair "$ROLE_A" "$ROLE_B"
 
 cap=$NT_TMP/capture.jsonl
-nt_bg "$NS_B" python3 "$FUZZ" sniff "$VETH_B" "$NT_PORT" "$cap" "$NT_TMP/sniffing" 60
+nt_bg "$NS_B" "$NT_PY" "$FUZZ" sniff "$VETH_B" "$NT_PORT" "$cap" "$NT_TMP/sniffing" 60
 sniffer=$NT_BG_PID
 nt_until "$NT_TIMEOUT" test -e "$NT_TMP/sniffing" || nt_fail "sniffer did not start"
 
@@ -42,9 +42,9 @@ ep_b=$(nt_endpoint_of "$IF_B")
 rx_a=$(nt_rx_packets "$IF_A")
 rx_b=$(nt_rx_packets "$IF_B")
 
-nt_x "$NS_A" python3 "$FUZZ" inject "$cap" 192.0.2.2 "$NT_PORT" 1 fd00:1::2 ||
+nt_x "$NS_A" "$NT_PY" "$FUZZ" inject "$cap" 192.0.2.2 "$NT_PORT" 1 fd00:1::2 ||
 	nt_fail "injecting into b"
-nt_x "$NS_B" python3 "$FUZZ" inject "$cap" 192.0.2.1 "$NT_PORT" 2 fd00:1::1 ||
+nt_x "$NS_B" "$NT_PY" "$FUZZ" inject "$cap" 192.0.2.1 "$NT_PORT" 2 fd00:1::1 ||
 	nt_fail "injecting into a"
 sleep 0.5
 

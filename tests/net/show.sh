@@ -92,15 +92,15 @@ scenario() {
 	nt_ping "$IF_A" 198.51.100.2 || nt_fail "$role: ping a -> b"
 	nt_ping "$IF_A" fd00:2::2 -6 || nt_fail "$role: ping6 a -> b"
 	nt_ping "$IF_B" 198.51.100.1 || nt_fail "$role: ping b -> a"
-	nt_wg "$IF_A" show "$IF_A" | python3 -c "$NORM" show >"$out/show" || nt_fail "wg show ($role)"
-	nt_wg "$IF_A" showconf "$IF_A" | python3 -c "$NORM" showconf >"$out/showconf" ||
+	nt_wg "$IF_A" show "$IF_A" | "$NT_PY" -c "$NORM" show >"$out/show" || nt_fail "wg show ($role)"
+	nt_wg "$IF_A" showconf "$IF_A" | "$NT_PY" -c "$NORM" showconf >"$out/showconf" ||
 		nt_fail "wg showconf ($role)"
 	for v in $VIEWS; do
 		if [ "$v" = dump ]; then
 			nt_wg "$IF_A" show "$IF_A" dump
 		else
 			nt_wg "$IF_A" show "$IF_A" "$v"
-		fi | python3 -c "$NORM" "$v" >"$out/$v" || nt_fail "wg show $IF_A $v ($role)"
+		fi | "$NT_PY" -c "$NORM" "$v" >"$out/$v" || nt_fail "wg show $IF_A $v ($role)"
 	done
 	nt_gone "${NT_DPID[$IF_A]}" && nt_fail "$role died"
 	nt_teardown
