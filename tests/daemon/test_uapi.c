@@ -581,6 +581,93 @@ static void test_round_trip(void)
 	config_device_clear(&back);
 }
 
+/*
+ * Mutations of a message that uses every key: random bytes replaced,
+ * inserted or deleted (seeded, reproducible).  Whatever the parser makes of
+ * it, it must not crash or leak (ASan), and what it accepts must survive
+ * print -> parse -> print unchanged.
+ */
+static uint64_t rng_state = 0x9e3779b97f4a7c15u;
+
+static uint64_t rng_next(void)
+{
+	/* xorshift64*: enough to pick positions and bytes. */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545f4914f6cdd1du;
+}
+
+static void test_mutations(void)
+{
+	static const char seed[] =
+		"private_key=" K1 "\nlisten_port=51820\nfwmark=7\nreplace_peers=true\n"
+		"public_key=" K2 "\npreshared_key=" K1 "\nendpoint=[2001:db8::1%9]:51820\n"
+		"persistent_keepalive_interval=25\nreplace_allowed_ips=true\n"
+		"allowed_ip=10.0.0.0/8\nallowed_ip=-fd00::/64\nprotocol_version=1\n"
+		"public_key=" K1 "\nendpoint=192.0.2.1:1\nupdate_only=true\n"
+		"public_key=" KZ "\nremove=true\n\n";
+	static const char alphabet[] = "=\n\0:/[]%-.0123456789abcdefxyzABC ";
+	unsigned long accepted = 0, rt_fail = 0;
+	char msg[sizeof(seed) + 16], *set;
+	struct uapi_buf b1, b2;
+
+	uapi_buf_init(&b1);
+	uapi_buf_init(&b2);
+	for (int iter = 0; iter < 20000; iter++) {
+		struct config_device cfg, back;
+		size_t len = sizeof(seed) - 1;
+
+		memcpy(msg, seed, len);
+		for (int m = (int)(rng_next() % 3); m >= 0; m--) {
+			size_t pos = rng_next() % len;
+			char c = alphabet[rng_next() % (sizeof(alphabet) - 1)];
+
+			switch (rng_next() % 3) {
+			case 0:
+				msg[pos] = c;
+				break;
+			case 1:
+				if (len < sizeof(msg)) {
+					memmove(msg + pos + 1, msg + pos, len - pos);
+					msg[pos] = c;
+					len++;
+				}
+				break;
+			default:
+				memmove(msg + pos, msg + pos + 1, len - pos - 1);
+				len--;
+				break;
+			}
+		}
+		config_device_init(&cfg);
+		if (uapi_parse_set(&cfg, msg, len) == 0) {
+			size_t n;
+
+			accepted++;
+			uapi_buf_consume(&b1, b1.len);
+			uapi_buf_consume(&b2, b2.len);
+			uapi_print_get(&b1, &cfg);
+			set = malloc(b1.len + 2);
+			n = get_to_set(set, b1.data, b1.len);
+			config_device_init(&back);
+			if (uapi_parse_set(&back, set, n) != 0 || uapi_print_get(&b2, &back) != 0 ||
+			    b1.len != b2.len || memcmp(b1.data, b2.data, b1.len) != 0)
+				rt_fail++;
+			config_device_clear(&back);
+			free(set);
+		}
+		config_device_clear(&cfg);
+	}
+	check(rt_fail == 0, "mutations: %lu accepted messages failed the round trip", rt_fail);
+	/* Both outcomes must occur, or the mutations test nothing. */
+	check(accepted > 100 && accepted < 19000, "mutations: %lu of 20000 accepted", accepted);
+	if (getenv("TEST_UAPI_VERBOSE"))
+		printf("mutations: %lu of 20000 accepted\n", accepted);
+	uapi_buf_clear(&b1);
+	uapi_buf_clear(&b2);
+}
+
 /* ---- the server ---- */
 
 struct fake_dev {
@@ -1183,6 +1270,7 @@ int main(int argc, char **argv)
 	test_set_bad();
 	test_get();
 	test_round_trip();
+	test_mutations();
 	test_server();
 	printf("test_uapi: %lu checks, %lu failures\n", checks, failures);
 	return failures ? 1 : 0;
