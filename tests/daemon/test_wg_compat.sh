@@ -8,10 +8,12 @@
 # errno.  Runs in private mount and network namespaces (a tmpfs on
 # /var/run/wireguard), so it never sees or disturbs other daemons.
 #
-# Usage: test_wg_compat.sh PATH/TO/uapi_fakedev     (root; exit 77 otherwise)
+# Usage: test_wg_compat.sh SERVER [ARGS...]   (root; exit 77 otherwise)
+# runs `SERVER ARGS... IFNAME` in the foreground in a network namespace of
+# its own: tests/daemon/uapi_fakedev, or the real daemon as `wgd -f`.
 set -u
 
-FAKEDEV=${1:?usage: $0 uapi_fakedev}
+[ $# -ge 1 ] || { echo "usage: $0 SERVER [ARGS...]"; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
 for t in wg wireguard-go unshare python3; do
 	command -v "$t" >/dev/null || { echo "skip: no $t"; exit 77; }
@@ -31,7 +33,8 @@ fail=0
 trap 'rm -f /var/run/wireguard/*.sock; sleep 0.1; rm -rf "$TMP"' EXIT
 
 LOG_LEVEL=silent wireguard-go "$GO" 2>/dev/null || { echo "skip: wireguard-go cannot start"; exit 77; }
-"$FAKEDEV" "$US" &
+# Its own network namespace, so that it can bind the same UDP ports.
+unshare --net "$@" "$US" &
 FAKE_PID=$!
 for _ in $(seq 50); do
 	[ -S /var/run/wireguard/$US.sock ] && break
