@@ -123,6 +123,12 @@ static int fake_set(void *ctx, const struct config_device *cfg)
 
 	if (cfg->flags & CONFIG_DEVICE_HAS_PRIVATE_KEY) {
 		memcpy(d->private_key, cfg->private_key, CONFIG_KEY_LEN);
+		/* Reported clamped (RFC 7748 §5), as wireguard-go and the
+		 * kernel do. */
+		if (!crypto_is_zero(d->private_key, CONFIG_KEY_LEN)) {
+			d->private_key[0] &= 248;
+			d->private_key[31] = (uint8_t)((d->private_key[31] & 127) | 64);
+		}
 		d->flags |= CONFIG_DEVICE_HAS_PRIVATE_KEY;
 	}
 	if (cfg->flags & CONFIG_DEVICE_HAS_LISTEN_PORT)
