@@ -12,7 +12,8 @@
  *   peer.c           peers: create/destroy, staging queue, timer actions
  *   device_config.c  the control socket's set and get
  *
- * Packet buffers are preallocated: a batch of PACKET_BATCH slots each way,
+ * Packet buffers are preallocated: a batch of PACKET_BATCH slots each way
+ * (plus one 64 KiB buffer for a TUN read that may be a TCP super-packet),
  * each PACKET_BUF_SIZE bytes with MESSAGE_DATA_HEADER_LEN bytes of headroom
  * before the inner packet and room for padding and the tag after it, so
  * sealing and opening happen in place and nothing is allocated per packet.
@@ -29,6 +30,7 @@
 #include "daemon/core/allowedips.h"
 #include "daemon/core/noise.h"
 #include "daemon/core/ratelimiter.h"
+#include "daemon/gso.h"
 #include "daemon/loop.h"
 #include "daemon/netlink.h"
 #include "daemon/tun.h"
@@ -95,12 +97,15 @@ struct device {
 	struct device_stats stats;
 
 	/* the data path's preallocated slots */
+	uint8_t tun_buf[GSO_VNET_HDR_LEN + GSO_MAX_PACKET];	/* one TUN read */
+	unsigned int tx_count;		/* sealed slots waiting for sendmmsg */
 	struct packet tx[PACKET_BATCH];
 	struct udp_msg tx_msgs[PACKET_BATCH];
 	struct peer *tx_peers[PACKET_BATCH];
 	struct packet rx[PACKET_BATCH];
 	struct udp_msg rx_msgs[PACKET_BATCH];
 	struct endpoint rx_eps[PACKET_BATCH];
+	struct gro gro;			/* segments merged on the way to TUN */
 };
 
 /* ---- main.c's view ---- */

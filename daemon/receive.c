@@ -224,6 +224,45 @@ static int receive_inner(const uint8_t *pkt, size_t *len, const uint8_t **src)
 	}
 }
 
+static void receive_tun_result(struct device *d, int ret)
+{
+	if (ret >= 0)
+		return;
+	d->stats.rx_tun_dropped++;
+	if (ret != -EAGAIN)
+		log_packet(LOG_LEVEL_ERROR, "TUN write: %s", strerror(-ret));
+}
+
+/* Writes the merged group, if any, to the TUN device. */
+static void receive_flush(struct device *d)
+{
+	uint8_t *out;
+	size_t len = gro_finish(&d->gro, &out);
+
+	if (len)
+		receive_tun_result(d, tun_write_raw(&d->tun, out, len));
+}
+
+/*
+ * An inner packet for the TUN device.  With offloads, TCP segments of one
+ * flow are merged (gso.h) and written when the run ends or the batch does;
+ * anything else is written at once, after the pending group, so that the
+ * order of packets is kept.
+ */
+static void receive_deliver(struct device *d, uint8_t *inner, size_t len)
+{
+	if (!d->tun.vnet_hdr) {
+		receive_tun_result(d, tun_write(&d->tun, inner, len));
+		return;
+	}
+	if (gro_append(&d->gro, inner, len))
+		return;
+	receive_flush(d);
+	if (gro_start(&d->gro, inner, len))
+		return;
+	receive_tun_result(d, tun_write(&d->tun, inner, len));
+}
+
 static void receive_data(struct device *d, uint8_t *msg, size_t len, struct endpoint *from, uint64_t now)
 {
 	struct noise_remote *r = NULL;
@@ -233,7 +272,6 @@ static void receive_data(struct device *d, uint8_t *msg, size_t len, struct endp
 	size_t inner_len = len - MESSAGE_DATA_OVERHEAD;
 	struct peer *p;
 	int version;
-	int ret;
 
 	res = noise_open(&d->local, msg, len, now, &r);
 	if (res != NOISE_OK && res != NOISE_OK_CONFIRMED) {
@@ -260,10 +298,8 @@ static void receive_data(struct device *d, uint8_t *msg, size_t len, struct endp
 		} else if (allowedips_lookup(&d->table, version, src) != p) {
 			d->stats.rx_bad_source++;
 			log_packet(LOG_LEVEL_DEBUG, "inner source address not allowed for the peer; dropped");
-		} else if ((ret = tun_write(&d->tun, inner, inner_len)) < 0) {
-			d->stats.rx_tun_dropped++;
-			if (ret != -EAGAIN)
-				log_packet(LOG_LEVEL_ERROR, "TUN write: %s", strerror(-ret));
+		} else {
+			receive_deliver(d, inner, inner_len);
 		}
 	}
 	if (timers_rekey_on_receive(&p->timers, &p->remote, now))
@@ -319,4 +355,6 @@ void receive_udp_readable(struct device *d, int family)
 			break;
 		}
 	}
+	/* The slots are reused by the next batch: the group goes out now. */
+	receive_flush(d);
 }

@@ -1,25 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The outbound path, one batch per wakeup (WP §3, §5.4.6):
+ * The outbound path (WP §3, §5.4.6):
  *
- *   TUN read (up to PACKET_BATCH packets, until EAGAIN)
+ *   TUN read (until EAGAIN, bounded per wakeup); a TCP super-packet (TSO)
+ *   is cut into segments, each written straight into its send slot
  *   -> inner destination -> allowed-IPs lookup -> peer   (none: drop, count)
  *   -> endpoint known?                                    (no: drop, count)
  *   -> pad to 16 within the MTU -> seal in place on the current keypair
  *        (no usable keypair: stage the packet, initiate a handshake)
- *   -> one sendmmsg() per address family for the whole batch
+ *   -> when PACKET_BATCH slots are sealed, or the reads are done:
+ *      one sendmmsg() per address family for the batch
  *   -> timers: data sent, rekey-on-send rules
  *
- * Each packet is read into slot.buf + MESSAGE_DATA_HEADER_LEN so that the
- * header goes in front of it and the tag behind it without copying.
+ * Each packet sits at slot.buf + MESSAGE_DATA_HEADER_LEN so that the header
+ * goes in front of it and the tag behind it without copying.
  */
 #include <errno.h>
+#include <linux/virtio_net.h>
 #include <string.h>
 
 #include "crypto/bytes.h"
 #include "daemon/device.h"
 #include "daemon/log.h"
 #include "daemon/peer.h"
+
+/* Packets handled per wakeup at most, so the receive path gets its turn. */
+#define SEND_MAX_PER_WAKEUP (4 * PACKET_BATCH)
 
 /*
  * The inner packet's IP version and destination address, after checking
@@ -46,100 +52,16 @@ static int send_inner_destination(const uint8_t *pkt, size_t len, const uint8_t 
 	}
 }
 
-/*
- * Routes and seals one packet read into slot; returns the peer if the
- * packet is ready to send (msg filled), NULL if it was dropped or staged.
- */
-static struct peer *send_one(struct device *d, struct packet *slot, size_t len,
-			     struct udp_msg *msg, uint64_t now)
+/* Sends the sealed slots, then runs the send timers once per run of a peer. */
+static void send_flush(struct device *d, uint64_t now)
 {
-	uint8_t *inner = slot->buf + MESSAGE_DATA_HEADER_LEN;
-	const uint8_t *dst = NULL;
-	struct peer *p;
-	size_t padded;
-	int version;
-
-	version = send_inner_destination(inner, len, &dst);
-	if (!version) {
-		d->stats.tx_bad_packet++;
-		return NULL;
-	}
-	p = allowedips_lookup(&d->table, version, dst);
-	if (!p) {
-		d->stats.tx_no_route++;
-		log_packet(LOG_LEVEL_DEBUG, "no peer for an outgoing IPv%d packet; dropped", version);
-		return NULL;
-	}
-	if (p->endpoint.addr.sa.sa_family == AF_UNSPEC) {
-		d->stats.tx_no_endpoint++;
-		log_packet(LOG_LEVEL_DEBUG, "peer has no endpoint; packet dropped");
-		return NULL;
-	}
-	/* WP §5.4.6: zero padding to a multiple of 16, never beyond the MTU. */
-	padded = message_data_padded_len(len, d->mtu);
-	memset(inner + len, 0, padded - len);
-	if (p->staged.count || noise_seal(&p->remote, slot->buf, padded, now) != NOISE_OK) {
-		/* Behind staged packets or without a session: wait for one. */
-		peer_stage(p, inner, len);
-		peer_want_handshake(p, now);
-		return NULL;
-	}
-	msg->data = slot->buf;
-	msg->len = padded + MESSAGE_DATA_OVERHEAD;
-	msg->ep = &p->endpoint;
-	return p;
-}
-
-/* Reads one batch from the TUN device; the number of packets, or -errno. */
-static int send_read_batch(struct device *d, size_t *lens)
-{
-	int n;
-
-	for (n = 0; n < PACKET_BATCH; n++) {
-		ssize_t r = tun_read(&d->tun, d->tx[n].buf + MESSAGE_DATA_HEADER_LEN,
-				     PACKET_MAX_INNER);
-
-		if (r == 0)
-			break;
-		if (r < 0)
-			return n ? n : (int)r;
-		lens[n] = (size_t)r;
-	}
-	return n;
-}
-
-void send_tun_readable(struct device *d)
-{
-	size_t lens[PACKET_BATCH];
 	struct peer *last = NULL;
-	unsigned int i, n = 0;
-	uint64_t now;
-	int got;
+	unsigned int i, n = d->tx_count;
 
-	got = send_read_batch(d, lens);
-	if (got < 0) {
-		if (got == -EBADFD || got == -EIO) {
-			log_info("interface %s is gone; exiting", d->tun.name);
-			loop_stop(&d->loop);
-		} else {
-			log_packet(LOG_LEVEL_ERROR, "TUN read: %s", strerror(-got));
-		}
-		return;
-	}
-	now = loop_now();
-	for (i = 0; i < (unsigned int)got; i++) {
-		struct peer *p = send_one(d, &d->tx[i], lens[i], &d->tx_msgs[n], now);
-
-		if (p) {
-			d->tx_peers[n] = p;
-			p->tx_bytes += d->tx_msgs[n].len;
-			n++;
-		}
-	}
 	if (!n)
 		return;
+	d->tx_count = 0;
 	d->stats.tx_udp_dropped += udp_send(&d->udp, d->tx_msgs, n);
-	/* The timers once per run of packets to the same peer. */
 	for (i = 0; i < n; i++) {
 		struct peer *p = d->tx_peers[i];
 
@@ -152,4 +74,143 @@ void send_tun_readable(struct device *d)
 			peer_want_handshake(p, now);
 		device_timer_touch(d, timers_next_deadline(&p->timers));
 	}
+}
+
+/*
+ * Routes and seals the packet of len bytes in the next free slot.  A sealed
+ * slot is kept for the batch (flushed when the batch is full); a dropped or
+ * staged packet leaves the slot free for the next one.
+ */
+static void send_packet(struct device *d, size_t len, uint64_t now)
+{
+	struct packet *slot = &d->tx[d->tx_count];
+	uint8_t *inner = slot->buf + MESSAGE_DATA_HEADER_LEN;
+	struct udp_msg *msg = &d->tx_msgs[d->tx_count];
+	const uint8_t *dst = NULL;
+	struct peer *p;
+	size_t padded;
+	int version;
+
+	version = send_inner_destination(inner, len, &dst);
+	if (!version) {
+		d->stats.tx_bad_packet++;
+		return;
+	}
+	p = allowedips_lookup(&d->table, version, dst);
+	if (!p) {
+		d->stats.tx_no_route++;
+		log_packet(LOG_LEVEL_DEBUG, "no peer for an outgoing IPv%d packet; dropped", version);
+		return;
+	}
+	if (p->endpoint.addr.sa.sa_family == AF_UNSPEC) {
+		d->stats.tx_no_endpoint++;
+		log_packet(LOG_LEVEL_DEBUG, "peer has no endpoint; packet dropped");
+		return;
+	}
+	/* WP §5.4.6: zero padding to a multiple of 16, never beyond the MTU. */
+	padded = message_data_padded_len(len, d->mtu);
+	memset(inner + len, 0, padded - len);
+	if (p->staged.count || noise_seal(&p->remote, slot->buf, padded, now) != NOISE_OK) {
+		/* Behind staged packets or without a session: wait for one. */
+		peer_stage(p, inner, len);
+		peer_want_handshake(p, now);
+		return;
+	}
+	msg->data = slot->buf;
+	msg->len = padded + MESSAGE_DATA_OVERHEAD;
+	msg->ep = &p->endpoint;
+	p->tx_bytes += msg->len;
+	d->tx_peers[d->tx_count] = p;
+	if (++d->tx_count == PACKET_BATCH)
+		send_flush(d, now);
+}
+
+/* Cuts a TCP super-packet into its segments; returns how many were sent on. */
+static unsigned int send_super_packet(struct device *d, uint8_t *pkt, size_t len,
+				      const struct gso_hdr *h, uint64_t now)
+{
+	struct gso_split split;
+	unsigned int count = 0;
+	size_t seg;
+
+	if (!gso_split_init(&split, pkt, len, h)) {
+		d->stats.tx_bad_packet++;
+		return 0;
+	}
+	while ((seg = gso_split_next(&split, d->tx[d->tx_count].buf + MESSAGE_DATA_HEADER_LEN,
+				     PACKET_MAX_INNER))) {
+		send_packet(d, seg, now);
+		count++;
+	}
+	if (split.off < split.len)
+		d->stats.tx_bad_packet++;	/* a segment larger than a slot */
+	return count;
+}
+
+/* One packet read with its virtio_net_hdr: complete, cut or copy it. */
+static unsigned int send_vnet_packet(struct device *d, size_t n, uint64_t now)
+{
+	uint8_t *pkt = d->tun_buf + GSO_VNET_HDR_LEN;
+	size_t len = n - GSO_VNET_HDR_LEN;
+	struct gso_hdr h;
+
+	if (n < GSO_VNET_HDR_LEN)
+		return 0;
+	gso_hdr_parse(&h, d->tun_buf);
+	if (h.gso_type != VIRTIO_NET_HDR_GSO_NONE)
+		return send_super_packet(d, pkt, len, &h, now);
+	if ((h.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) && !gso_complete_csum(pkt, len, &h)) {
+		d->stats.tx_bad_packet++;
+		return 0;
+	}
+	if (len > PACKET_MAX_INNER) {
+		d->stats.tx_bad_packet++;
+		return 0;
+	}
+	memcpy(d->tx[d->tx_count].buf + MESSAGE_DATA_HEADER_LEN, pkt, len);
+	send_packet(d, len, now);
+	return 1;
+}
+
+/* Reads one packet; its count of inner packets, 0 when none, or -errno. */
+static int send_read_one(struct device *d, uint64_t now)
+{
+	ssize_t r;
+
+	if (d->tun.vnet_hdr) {
+		r = tun_read(&d->tun, d->tun_buf, sizeof(d->tun_buf));
+		if (r <= 0)
+			return (int)r;
+		return (int)send_vnet_packet(d, (size_t)r, now) + 1;
+	}
+	r = tun_read(&d->tun, d->tx[d->tx_count].buf + MESSAGE_DATA_HEADER_LEN, PACKET_MAX_INNER);
+	if (r <= 0)
+		return (int)r;
+	send_packet(d, (size_t)r, now);
+	return 1;
+}
+
+void send_tun_readable(struct device *d)
+{
+	uint64_t now = loop_now();
+	unsigned int handled = 0;
+	int r;
+
+	while (handled < SEND_MAX_PER_WAKEUP) {
+		r = send_read_one(d, now);
+		if (r == 0)
+			break;
+		if (r < 0) {
+			send_flush(d, now);
+			if (r == -EBADFD || r == -EIO) {
+				log_info("interface %s is gone; exiting", d->tun.name);
+				loop_stop(&d->loop);
+			} else {
+				log_packet(LOG_LEVEL_ERROR, "TUN read: %s", strerror(-r));
+			}
+			return;
+		}
+		handled += (unsigned int)r;
+	}
+	send_flush(d, now);
 }

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "daemon/gso.h"
+
+#include <linux/virtio_net.h>
+#include <string.h>
+
+#include "crypto/bytes.h"
+
+#define TCP_FLAG_FIN 0x01
+#define TCP_FLAG_PSH 0x08
+#define TCP_FLAG_CWR 0x80
+
+static uint16_t gso_native16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+void gso_hdr_parse(struct gso_hdr *h, const uint8_t hdr[GSO_VNET_HDR_LEN])
+{
+	h->flags = hdr[0];
+	h->gso_type = hdr[1] & (uint8_t)~VIRTIO_NET_HDR_GSO_ECN;
+	/* hdr[2..3] hdr_len is a hint only; we derive it from the headers */
+	h->gso_size = gso_native16(hdr + 4);
+	h->csum_start = gso_native16(hdr + 6);
+	h->csum_offset = gso_native16(hdr + 8);
+}
+
+uint64_t gso_csum_add(uint64_t sum, const uint8_t *p, size_t len)
+{
+	/* 32-bit big-endian words into a 64-bit accumulator cannot overflow
+	 * for any packet (< 2^32 words); folding is done once at the end. */
+	while (len >= 4) {
+		sum += be32_load(p);
+		p += 4;
+		len -= 4;
+	}
+	if (len >= 2) {
+		sum += (uint64_t)be16_load(p) << 16;
+		p += 2;
+		len -= 2;
+		if (len)
+			sum += (uint64_t)p[0] << 8;
+	} else if (len) {
+		sum += (uint64_t)p[0] << 24;
+	}
+	return sum;
+}
+
+uint16_t gso_csum_fold(uint64_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+bool gso_complete_csum(uint8_t *pkt, size_t len, const struct gso_hdr *h)
+{
+	size_t field = (size_t)h->csum_start + h->csum_offset;
+	uint16_t csum;
+
+	if (h->csum_start >= len || field + 2 > len)
+		return false;
+	/* The field already holds the folded pseudo-header sum (CHECKSUM_PARTIAL). */
+	csum = gso_csum_fold(gso_csum_add(0, pkt + h->csum_start, len - h->csum_start));
+	/* UDP (checksum at offset 6) sends a zero sum as 0xffff (RFC 768). */
+	if (!csum && h->csum_offset == 6)
+		csum = 0xffff;
+	be16_store(pkt + field, csum);
+	return true;
+}
+
+bool gso_split_init(struct gso_split *s, const uint8_t *pkt, size_t len, const struct gso_hdr *h)
+{
+	size_t tcp_hlen;
+
+	memset(s, 0, sizeof(*s));
+	if (h->gso_type == VIRTIO_NET_HDR_GSO_TCPV4) {
+		if (len < 20 || pkt[0] >> 4 != 4 || pkt[9] != 6)
+			return false;
+		if ((size_t)(pkt[0] & 0xf) * 4 != h->csum_start)
+			return false;
+	} else if (h->gso_type == VIRTIO_NET_HDR_GSO_TCPV6) {
+		if (len < 40 || pkt[0] >> 4 != 6 || h->csum_start < 40)
+			return false;
+		s->v6 = true;
+	} else {
+		return false;
+	}
+	s->tcp_off = h->csum_start;
+	if (s->tcp_off + 20 > len)
+		return false;
+	tcp_hlen = (size_t)(pkt[s->tcp_off + 12] >> 4) * 4;
+	if (tcp_hlen < 20 || s->tcp_off + tcp_hlen > len || !h->gso_size)
+		return false;
+	s->pkt = pkt;
+	s->len = len;
+	s->hdr_len = s->tcp_off + tcp_hlen;
+	s->off = s->hdr_len;
+	s->seg = h->gso_size;
+	return s->hdr_len < len;
+}
+
+/* The TCP checksum of one segment: pseudo header (RFC 793 / RFC 8200 §8.1) + segment. */
+static void gso_tcp_csum(uint8_t *out, const struct gso_split *s, size_t seg_len)
+{
+	size_t tcp_len = seg_len - s->tcp_off;
+	uint64_t sum = 0;
+
+	if (s->v6)
+		sum = gso_csum_add(sum, out + 8, 32);
+	else
+		sum = gso_csum_add(sum, out + 12, 8);
+	sum += 6 + (uint64_t)tcp_len;
+	be16_store(out + s->tcp_off + 16, 0);
+	sum = gso_csum_add(sum, out + s->tcp_off, tcp_len);
+	be16_store(out + s->tcp_off + 16, gso_csum_fold(sum));
+}
+
+size_t gso_split_next(struct gso_split *s, uint8_t *out, size_t cap)
+{
+	size_t payload, seg_len;
+	uint8_t *tcp;
+	bool last;
+
+	if (s->off >= s->len)
+		return 0;
+	payload = s->len - s->off;
+	if (payload > s->seg)
+		payload = s->seg;
+	seg_len = s->hdr_len + payload;
+	if (seg_len > cap)
+		return 0;
+	last = s->off + payload == s->len;
+	memcpy(out, s->pkt, s->hdr_len);
+	memcpy(out + s->hdr_len, s->pkt + s->off, payload);
+
+	if (s->v6) {
+		be16_store(out + 4, (uint16_t)(seg_len - 40));
+	} else {
+		size_t ihl = (size_t)(out[0] & 0xf) * 4;
+
+		be16_store(out + 2, (uint16_t)seg_len);
+		be16_store(out + 4, (uint16_t)(be16_load(s->pkt + 4) + s->index));
+		be16_store(out + 10, 0);
+		be16_store(out + 10, gso_csum_fold(gso_csum_add(0, out, ihl)));
+	}
+	tcp = out + s->tcp_off;
+	be32_store(tcp + 4, be32_load(s->pkt + s->tcp_off + 4) + (uint32_t)(s->off - s->hdr_len));
+	if (!last)
+		tcp[13] &= (uint8_t)~(TCP_FLAG_FIN | TCP_FLAG_PSH);
+	if (s->index)
+		tcp[13] &= (uint8_t)~TCP_FLAG_CWR;
+	gso_tcp_csum(out, s, seg_len);
+	s->off += payload;
+	s->index++;
+	return seg_len;
+}
+
+#define TCP_FLAG_ACK 0x10
+
+/* The header length of a TCP segment GRO can take, or 0. */
+static size_t gro_tcp_header(const uint8_t *pkt, size_t len, bool *v6, size_t *ip_hlen)
+{
+	size_t iph, thl;
+	uint8_t flags;
+
+	if (len < 40)
+		return 0;
+	if (pkt[0] == 0x45) {
+		/* IPv4 without options, TCP, DF, not a fragment */
+		if (pkt[9] != 6 || (be16_load(pkt + 6) & 0xbfff) != 0 || !(pkt[6] & 0x40))
+			return 0;
+		iph = 20;
+		*v6 = false;
+	} else if (pkt[0] >> 4 == 6) {
+		if (pkt[6] != 6 || len < 60)
+			return 0;
+		iph = 40;
+		*v6 = true;
+	} else {
+		return 0;
+	}
+	thl = (size_t)(pkt[iph + 12] >> 4) * 4;
+	flags = pkt[iph + 13];
+	if (thl < 20 || iph + thl >= len)
+		return 0;
+	if ((flags & ~TCP_FLAG_PSH) != TCP_FLAG_ACK)
+		return 0;
+	*ip_hlen = iph;
+	return iph + thl;
+}
+
+bool gro_start(struct gro *g, const uint8_t *pkt, size_t len)
+{
+	size_t hdr = gro_tcp_header(pkt, len, &g->v6, &g->ip_hlen);
+
+	g->count = 0;
+	if (!hdr)
+		return false;
+	g->first = pkt;
+	g->first_len = len;
+	g->hdr_len = hdr;
+	g->seg = len - hdr;
+	g->len = 0;
+	g->next_seq = be32_load(pkt + g->ip_hlen + 4) + (uint32_t)g->seg;
+	g->count = 1;
+	/* PSH ends a burst: the kernel flushes after it, so do we. */
+	g->closed = pkt[g->ip_hlen + 13] & TCP_FLAG_PSH;
+	return true;
+}
+
+/* Same flow and the same header bytes where GRO requires them. */
+static bool gro_same_headers(const struct gro *g, const uint8_t *pkt)
+{
+	const uint8_t *a = g->first, *ta = a + g->ip_hlen, *tb = pkt + g->ip_hlen;
+
+	if (g->v6) {
+		if (memcmp(a, pkt, 4) || a[6] != pkt[6] || a[7] != pkt[7] || memcmp(a + 8, pkt + 8, 32))
+			return false;
+	} else {
+		if (a[1] != pkt[1] || a[6] != pkt[6] || a[8] != pkt[8] || memcmp(a + 12, pkt + 12, 8))
+			return false;
+	}
+	/* ports, then ack, data offset, window; then options */
+	return !memcmp(ta, tb, 4) && !memcmp(ta + 8, tb + 8, 5) && !memcmp(ta + 14, tb + 14, 2) &&
+	       !memcmp(ta + 20, tb + 20, g->hdr_len - g->ip_hlen - 20);
+}
+
+bool gro_append(struct gro *g, const uint8_t *pkt, size_t len)
+{
+	size_t hdr, payload, ip_hlen;
+	bool v6;
+
+	if (!g->count || g->closed)
+		return false;
+	hdr = gro_tcp_header(pkt, len, &v6, &ip_hlen);
+	if (hdr != g->hdr_len || v6 != g->v6 || !gro_same_headers(g, pkt))
+		return false;
+	payload = len - hdr;
+	if (payload > g->seg || be32_load(pkt + ip_hlen + 4) != g->next_seq)
+		return false;
+	if ((g->len ? g->len : g->first_len) + payload > GSO_MAX_PACKET)
+		return false;
+	if (!g->len) {
+		memcpy(g->buf + GSO_VNET_HDR_LEN, g->first, g->first_len);
+		g->len = g->first_len;
+	}
+	memcpy(g->buf + GSO_VNET_HDR_LEN + g->len, pkt + hdr, payload);
+	g->len += payload;
+	g->next_seq += (uint32_t)payload;
+	g->count++;
+	if (pkt[ip_hlen + 13] & TCP_FLAG_PSH) {
+		g->buf[GSO_VNET_HDR_LEN + g->ip_hlen + 13] |= TCP_FLAG_PSH;
+		g->closed = true;
+	}
+	if (payload < g->seg)
+		g->closed = true;
+	return true;
+}
+
+static void gso_native16_store(uint8_t *p, uint16_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+size_t gro_finish(struct gro *g, uint8_t **out)
+{
+	uint8_t *hdr, *pkt = g->buf + GSO_VNET_HDR_LEN;
+	uint64_t sum;
+	size_t tcp_len;
+
+	if (!g->count)
+		return 0;
+	if (g->count == 1) {
+		/* nothing merged: the segment as it lies, a plain header before it */
+		hdr = (uint8_t *)(uintptr_t)g->first - GSO_VNET_HDR_LEN;
+		memset(hdr, 0, GSO_VNET_HDR_LEN);
+		g->count = 0;
+		*out = hdr;
+		return g->first_len + GSO_VNET_HDR_LEN;
+	}
+	if (g->v6) {
+		be16_store(pkt + 4, (uint16_t)(g->len - 40));
+		sum = gso_csum_add(0, pkt + 8, 32);
+	} else {
+		be16_store(pkt + 2, (uint16_t)g->len);
+		be16_store(pkt + 10, 0);
+		be16_store(pkt + 10, gso_csum_fold(gso_csum_add(0, pkt, 20)));
+		sum = gso_csum_add(0, pkt + 12, 8);
+	}
+	/* CHECKSUM_PARTIAL: the field holds the folded pseudo-header sum. */
+	tcp_len = g->len - g->ip_hlen;
+	sum += 6 + (uint64_t)tcp_len;
+	be16_store(pkt + g->ip_hlen + 16, (uint16_t)~gso_csum_fold(sum));
+
+	hdr = g->buf;
+	hdr[0] = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+	hdr[1] = g->v6 ? VIRTIO_NET_HDR_GSO_TCPV6 : VIRTIO_NET_HDR_GSO_TCPV4;
+	gso_native16_store(hdr + 2, (uint16_t)g->hdr_len);
+	gso_native16_store(hdr + 4, (uint16_t)g->seg);
+	gso_native16_store(hdr + 6, (uint16_t)g->ip_hlen);
+	gso_native16_store(hdr + 8, 16);
+	g->count = 0;
+	*out = hdr;
+	return g->len + GSO_VNET_HDR_LEN;
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * TUN offloads: the virtio_net_hdr that precedes every packet on a TUN
+ * device opened with IFF_VNET_HDR, checksum completion, and the split of a
+ * TCP super-packet (TSO, up to 64 KiB) into segments of gso_size bytes.
+ *
+ * With TUNSETOFFLOAD(TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6) the kernel hands
+ * us one large TCP packet where it would otherwise segment it and make us
+ * read each segment with its own system call; we cut it here, each segment
+ * straight into its send slot, and compute the checksums the kernel
+ * skipped.  The result on the wire is identical to what the kernel would
+ * have produced (RFC 793 sequence numbers, RFC 791 IDs and header checksum,
+ * RFC 1071 checksums).
+ *
+ * Pure: bytes in, bytes out; every length is checked, so a malformed
+ * header makes the packet invalid rather than read out of bounds.
+ */
+#ifndef WGD_GSO_H
+#define WGD_GSO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GSO_VNET_HDR_LEN 10	/* struct virtio_net_hdr */
+#define GSO_MAX_PACKET 65535
+
+struct gso_hdr {
+	uint8_t flags;		/* VIRTIO_NET_HDR_F_NEEDS_CSUM */
+	uint8_t gso_type;	/* VIRTIO_NET_HDR_GSO_* (ECN bit removed) */
+	uint16_t gso_size;
+	uint16_t csum_start;
+	uint16_t csum_offset;
+};
+
+/* Reads the header (host byte order, legacy virtio on TUN). */
+void gso_hdr_parse(struct gso_hdr *h, const uint8_t hdr[GSO_VNET_HDR_LEN]);
+
+/* Finishes a CHECKSUM_PARTIAL packet in place; false if the offsets are bad. */
+bool gso_complete_csum(uint8_t *pkt, size_t len, const struct gso_hdr *h);
+
+/* Iterates over the segments of one TCP super-packet. */
+struct gso_split {
+	const uint8_t *pkt;
+	size_t len;
+	size_t hdr_len;		/* IP (+ extension headers) + TCP header */
+	size_t tcp_off;
+	size_t off;		/* next payload byte */
+	size_t seg;		/* payload bytes per segment */
+	unsigned int index;
+	bool v6;
+};
+
+/* Checks the super-packet; false if it cannot be split (drop it). */
+bool gso_split_init(struct gso_split *s, const uint8_t *pkt, size_t len, const struct gso_hdr *h);
+
+/*
+ * Writes the next segment (headers fixed up, checksums computed) to out,
+ * which must hold at least hdr_len + gso_size bytes; returns its length,
+ * or 0 when all segments were written or out is too small.
+ */
+size_t gso_split_next(struct gso_split *s, uint8_t *out, size_t cap);
+
+/* RFC 1071 ones'-complement sum of len bytes added to sum (not folded). */
+uint64_t gso_csum_add(uint64_t sum, const uint8_t *p, size_t len);
+/* Folds a sum to 16 bits and complements it: the checksum field value. */
+uint16_t gso_csum_fold(uint64_t sum);
+
+#endif
+
+/*
+ * The reverse on the way to the TUN device (GRO): consecutive TCP segments
+ * of one flow, decrypted from one receive batch, are merged into one
+ * super-packet written with one system call, as the kernel's own GRO would
+ * merge them (same addresses, ports, ACK, window and options, contiguous
+ * sequence numbers, plain ACK/PSH flags, equal-sized segments but the last).
+ */
+struct gro {
+	const uint8_t *first;	/* the group's first segment, where it lies */
+	size_t first_len;
+	size_t len;		/* merged length in buf (0 while count < 2) */
+	size_t ip_hlen, hdr_len, seg;
+	uint32_t next_seq;
+	unsigned int count;
+	bool v6, closed;
+	/* merged packet at buf + GSO_VNET_HDR_LEN, its virtio_net_hdr before it */
+	uint8_t buf[GSO_VNET_HDR_LEN + GSO_MAX_PACKET];
+};
+
+/* Whether pkt can start a group (a plain TCP segment with payload). */
+bool gro_start(struct gro *g, const uint8_t *pkt, size_t len);
+/* Appends pkt to the group if it continues it; false if it does not. */
+bool gro_append(struct gro *g, const uint8_t *pkt, size_t len);
+/*
+ * The bytes to write for the group, virtio_net_hdr first, into *out; its
+ * length.  A single segment gets a plain header in front of it (hdr_room
+ * must be writable before g->first).  Empties the group.
+ */
+size_t gro_finish(struct gro *g, uint8_t **out);
