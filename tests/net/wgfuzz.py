@@ -7,6 +7,10 @@
       directions, IPv4 and IPv6) as JSON lines, until SIGTERM or SECONDS.
       Creates the file READY once the socket is bound.
 
+  wgfuzz.py flood CAPTURE TARGET PORT COUNT
+      Replay the captured initiations toward TARGET:PORT COUNT times, as
+      fast as possible, from their real source.
+
   wgfuzz.py inject CAPTURE TARGET PORT SEED [TARGET6]
       Send to TARGET:PORT, from the addresses and ports the captured packets
       really came from (raw IPv4 socket, so replays are exact): random bytes of
@@ -87,15 +91,6 @@ def sniff(iface, port, out, ready, seconds):
             f.flush()
 
 
-def checksum(data):
-    if len(data) % 2:
-        data += b"\0"
-    total = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while total >> 16:
-        total = (total & 0xFFFF) + (total >> 16)
-    return ~total & 0xFFFF
-
-
 class Sender:
     """Raw IPv4 (spoofed source) and ordinary UDP senders, with counts."""
 
@@ -121,12 +116,8 @@ class Sender:
             time.sleep(0.002)  # let the daemon drain its socket buffer
 
     def spoofed(self, src, sport, payload):
-        udp = struct.pack("!HHHH", sport, self.port, 8 + len(payload), 0) + payload
-        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0, 64, 17, 0,
-                         socket.inet_aton(src), socket.inet_aton(self.target))
-        # The kernel fills in the IPv4 header checksum; UDP checksum 0 = none.
-        ip = ip[:10] + struct.pack("!H", checksum(ip)) + ip[12:]
-        self._count(lambda: self.raw.sendto(ip + udp, (self.target, 0)))
+        pkt = _spoof(src, sport, self.target, self.port, payload)
+        self._count(lambda: self.raw.sendto(pkt, (self.target, 0)))
 
     def plain(self, payload):
         self._count(lambda: self.udp.sendto(payload, (self.target, self.port)))
@@ -236,10 +227,49 @@ def inject(capture, target, port, seed, target6=None):
     return 0
 
 
+def flood(capture, target, port, count):
+    """The captured initiations toward TARGET, replayed COUNT times in a
+    burst from their real source: valid mac1, so the responder must weigh
+    each one (under-load detection, cookie replies, rate limiting)."""
+    inits = []
+    with open(capture) as f:
+        for line in f:
+            r = json.loads(line)
+            p = bytes.fromhex(r["payload"])
+            if p and p[0] == INITIATION and r["dst"] == target and r["dport"] == port:
+                inits.append((r["src"], r["sport"], p))
+    if not inits:
+        print("flood: no initiation toward %s:%d was captured" % (target, port))
+        return 2
+    s = Sender(target, port, None)
+    for i in range(count):
+        src, sport, p = inits[i % len(inits)]
+        try:
+            s.raw.sendto(_spoof(src, sport, target, port, p), (target, 0))
+            s.sent += 1
+        except OSError:
+            s.refused += 1
+    print("flood: %d initiations replayed to %s:%d (%d refused locally)"
+          % (s.sent, target, port, s.refused))
+    return 0
+
+
+def _spoof(src, sport, dst, dport, payload):
+    """An IPv4 + UDP datagram from any source.  On a raw IPPROTO_RAW socket
+    the kernel fills in the IPv4 total length, identification and header
+    checksum; a UDP checksum of 0 means none (RFC 768)."""
+    udp = struct.pack("!HHHH", sport, dport, 8 + len(payload), 0) + payload
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0, 64, 17, 0,
+                     socket.inet_aton(src), socket.inet_aton(dst))
+    return ip + udp
+
+
 def main(argv):
     if len(argv) == 6 and argv[0] == "sniff":
         sniff(argv[1], int(argv[2]), argv[3], argv[4], float(argv[5]))
         return 0
+    if len(argv) == 5 and argv[0] == "flood":
+        return flood(argv[1], argv[2], int(argv[3]), int(argv[4]))
     if len(argv) in (5, 6) and argv[0] == "inject":
         return inject(argv[1], argv[2], int(argv[3]), int(argv[4]),
                       argv[5] if len(argv) == 6 else None)
