@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * TUN offloads (daemon/gso.c) against naive references:
+ *  - checksums against a 16-bit-word-at-a-time RFC 1071 sum, every length
+ *    and both parities;
+ *  - TSO split: every segment has a valid IPv4 header checksum and TCP
+ *    checksum, contiguous sequence numbers, FIN/PSH only on the last, CWR
+ *    only on the first, and the payloads concatenate to the original;
+ *  - GRO: the segments merge back into the original super-packet;
+ *    segments that do not continue the flow are refused;
+ *  - malformed super-packets are refused or cut without reading out of
+ *    bounds (run under ASan in CI).
+ */
+#include <linux/virtio_net.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crypto/bytes.h"
+#include "daemon/gso.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                                      \
+	do {                                                                  \
+		if (!(cond)) {                                                \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__);           \
+			printf(__VA_ARGS__);                                  \
+			printf("\n");                                         \
+			failures++;                                           \
+		}                                                             \
+	} while (0)
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint32_t rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (uint32_t)(rng_state >> 16);
+}
+
+/* RFC 1071, the obvious way. */
+static uint16_t ref_sum(const uint8_t *p, size_t len, uint32_t sum)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)(p[i] << 8 | p[i + 1]);
+	if (len & 1)
+		sum += (uint32_t)p[len - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+static uint16_t ref_tcp_csum(const uint8_t *pkt, size_t len, bool v6)
+{
+	size_t ip = v6 ? 40 : (size_t)(pkt[0] & 0xf) * 4;
+	uint32_t sum = 6 + (uint32_t)(len - ip);
+
+	sum = ref_sum(v6 ? pkt + 8 : pkt + 12, v6 ? 32 : 8, sum);
+	return (uint16_t)~ref_sum(pkt + ip, len - ip, sum);
+}
+
+static void test_csum(void)
+{
+	uint8_t buf[301];
+	size_t len, i;
+
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)rng();
+	for (len = 0; len <= sizeof(buf); len++) {
+		uint16_t a = gso_csum_fold(gso_csum_add(0, buf, len));
+		uint16_t b = (uint16_t)~ref_sum(buf, len, 0);
+
+		CHECK(a == b || (a == 0xffff && b == 0) || (a == 0 && b == 0xffff),
+		      "checksum of %zu bytes: %04x vs %04x", len, a, b);
+	}
+}
+
+/* A TCP super-packet: IPv4 or IPv6, 32 bytes of TCP header (options). */
+static size_t make_super(uint8_t *pkt, bool v6, size_t payload, uint8_t flags)
+{
+	size_t ip = v6 ? 40 : 20, tcp = 32, len = ip + tcp + payload, i;
+
+	memset(pkt, 0, ip + tcp);
+	if (v6) {
+		pkt[0] = 0x60;
+		be16_store(pkt + 4, (uint16_t)(len - 40));
+		pkt[6] = 6;
+		pkt[7] = 64;
+		for (i = 8; i < 40; i++)
+			pkt[i] = (uint8_t)rng();
+	} else {
+		pkt[0] = 0x45;
+		be16_store(pkt + 2, (uint16_t)len);
+		be16_store(pkt + 4, 0x1234);
+		pkt[6] = 0x40;
+		pkt[8] = 64;
+		pkt[9] = 6;
+		for (i = 12; i < 20; i++)
+			pkt[i] = (uint8_t)rng();
+	}
+	be16_store(pkt + ip, 40000);
+	be16_store(pkt + ip + 2, 5201);
+	be32_store(pkt + ip + 4, 0xfffff000u);	/* wraps inside the packet */
+	be32_store(pkt + ip + 8, 0x01020304);
+	pkt[ip + 12] = 8 << 4;
+	pkt[ip + 13] = flags;
+	be16_store(pkt + ip + 14, 512);
+	pkt[ip + 20] = 1;
+	pkt[ip + 21] = 1;
+	pkt[ip + 22] = 8;
+	pkt[ip + 23] = 10;
+	for (i = ip + 24; i < len; i++)
+		pkt[i] = (uint8_t)rng();
+	return len;
+}
+
+static uint8_t super[GSO_MAX_PACKET], segs_store[64 * 2048 + GSO_VNET_HDR_LEN], merged_copy[GSO_MAX_PACKET];
+static size_t seg_len[64];
+/* segments with room for a virtio_net_hdr in front, as the daemon's slots have */
+#define segs ((uint8_t (*)[2048])(segs_store + GSO_VNET_HDR_LEN))
+static struct gro gro;
+
+static void test_split_and_merge(bool v6, size_t payload, uint16_t mss)
+{
+	size_t ip = v6 ? 40 : 20, hdr = ip + 32, len, n = 0, off = 0, out_len, i;
+	struct gso_hdr h = {
+		.gso_type = v6 ? VIRTIO_NET_HDR_GSO_TCPV6 : VIRTIO_NET_HDR_GSO_TCPV4,
+		.gso_size = mss, .csum_start = (uint16_t)ip, .csum_offset = 16,
+		.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM,
+	};
+	struct gso_split s;
+	uint8_t *out;
+
+	len = make_super(super, v6, payload, 0x10 | 0x08 | 0x01 | 0x80);
+	CHECK(gso_split_init(&s, super, len, &h), "split init v6=%d", v6);
+	while (n < 64 && (seg_len[n] = gso_split_next(&s, segs[n], sizeof(segs[n]))))
+		n++;
+	CHECK(n == (payload + mss - 1) / mss, "v6=%d %zu/%u: %zu segments", v6, payload, mss, n);
+	for (i = 0; i < n; i++) {
+		const uint8_t *g = segs[i];
+		uint8_t fl = g[ip + 13];
+
+		CHECK(seg_len[i] == hdr + (i + 1 < n ? mss : payload - off), "segment %zu length", i);
+		if (v6)
+			CHECK(be16_load(g + 4) == seg_len[i] - 40, "v6 payload length");
+		else
+			CHECK(be16_load(g + 2) == seg_len[i] && ref_sum(g, 20, 0) == 0xffff &&
+			      be16_load(g + 4) == 0x1234 + i, "v4 header of segment %zu", i);
+		CHECK(ref_tcp_csum(g, seg_len[i], v6) == 0 || ref_tcp_csum(g, seg_len[i], v6) == 0xffff,
+		      "TCP checksum of segment %zu", i);
+		CHECK(be32_load(g + ip + 4) == 0xfffff000u + (uint32_t)off, "sequence of segment %zu", i);
+		CHECK(((fl & 0x09) != 0) == (i + 1 == n), "FIN/PSH on segment %zu", i);
+		CHECK(((fl & 0x80) != 0) == (i == 0), "CWR on segment %zu", i);
+		CHECK(!memcmp(g + hdr, super + hdr + off, seg_len[i] - hdr), "payload of segment %zu", i);
+		off += seg_len[i] - hdr;
+	}
+	CHECK(off == payload, "payload total");
+
+	/* GRO refuses FIN and CWR segments: merge copies without them. */
+	for (i = 0; i < n; i++) {
+		segs[i][ip + 13] = (uint8_t)(0x10 | (i + 1 == n ? 0x08 : 0));
+	}
+	CHECK(gro_start(&gro, segs[0], seg_len[0]), "gro start");
+	for (i = 1; i < n; i++)
+		CHECK(gro_append(&gro, segs[i], seg_len[i]), "gro append %zu", i);
+	out_len = gro_finish(&gro, &out);
+	CHECK(out_len == len + GSO_VNET_HDR_LEN, "merged length %zu vs %zu", out_len, len);
+	if (out_len != len + GSO_VNET_HDR_LEN)
+		return;
+	memcpy(merged_copy, out + GSO_VNET_HDR_LEN, len);
+	if (n == 1) {
+		/* nothing to merge: written as it lies, with a plain header */
+		CHECK(out + GSO_VNET_HDR_LEN == segs[0] && out[0] == 0 && out[1] == 0,
+		      "single segment as is");
+		return;
+	}
+	CHECK(out[0] == VIRTIO_NET_HDR_F_NEEDS_CSUM && out[1] == h.gso_type, "vnet header");
+	CHECK(!memcmp(merged_copy + hdr, super + hdr, payload), "merged payload");
+	CHECK(!memcmp(merged_copy + ip, super + ip, 13), "merged TCP header start");
+	CHECK(merged_copy[ip + 13] == 0x18, "merged flags %02x", merged_copy[ip + 13]);
+	if (!v6)
+		CHECK(ref_sum(merged_copy, 20, 0) == 0xffff && be16_load(merged_copy + 2) == len,
+		      "merged v4 header");
+	/* partial checksum: completing it gives a valid TCP checksum */
+	h.gso_type = VIRTIO_NET_HDR_GSO_NONE;
+	CHECK(gso_complete_csum(merged_copy, len, &h), "complete");
+	CHECK(ref_tcp_csum(merged_copy, len, v6) == 0 || ref_tcp_csum(merged_copy, len, v6) == 0xffff,
+	      "merged TCP checksum");
+}
+
+static void test_gro_refusals(void)
+{
+	uint8_t *out;
+	size_t len = make_super(super, false, 2800, 0x10), n, l0, l1;
+	struct gso_hdr h = { .gso_type = VIRTIO_NET_HDR_GSO_TCPV4, .gso_size = 1400,
+			     .csum_start = 20, .csum_offset = 16 };
+	struct gso_split s;
+
+	CHECK(gso_split_init(&s, super, len, &h), "split");
+	l0 = gso_split_next(&s, segs[0], 2048);
+	l1 = gso_split_next(&s, segs[1], 2048);
+	CHECK(l0 && l1 && !gso_split_next(&s, segs[2], 2048), "two segments");
+	memcpy(segs[2], segs[1], l1);
+	be32_store(segs[2] + 24, be32_load(segs[2] + 24) + 1);	/* a gap */
+	CHECK(gro_start(&gro, segs[0], l0) && !gro_append(&gro, segs[2], l1), "gap refused");
+	memcpy(segs[2], segs[1], l1);
+	segs[2][21] ^= 1;					/* another port */
+	CHECK(!gro_append(&gro, segs[2], l1), "port refused");
+	memcpy(segs[2], segs[1], l1);
+	segs[2][47] ^= 1;					/* other options */
+	CHECK(!gro_append(&gro, segs[2], l1), "options refused");
+	memcpy(segs[2], segs[1], l1);
+	segs[2][33] |= 0x02;					/* SYN */
+	CHECK(!gro_append(&gro, segs[2], l1), "SYN refused");
+	n = gro_finish(&gro, &out);
+	CHECK(n == l0 + GSO_VNET_HDR_LEN && out + GSO_VNET_HDR_LEN == segs[0],
+	      "single segment written as is");
+}
+
+static void test_malformed(void)
+{
+	struct gso_hdr h;
+	struct gso_split s;
+	size_t len, i, k;
+
+	for (i = 0; i < 20000; i++) {
+		len = rng() % 200;
+		for (k = 0; k < len; k++)
+			super[k] = (uint8_t)rng();
+		if (len && (rng() & 1))
+			super[0] = (rng() & 1) ? 0x45 : 0x60;
+		h.flags = (uint8_t)rng();
+		h.gso_type = (rng() & 1) ? VIRTIO_NET_HDR_GSO_TCPV4 : VIRTIO_NET_HDR_GSO_TCPV6;
+		h.gso_size = (uint16_t)(rng() % 100);
+		h.csum_start = (uint16_t)(rng() % 80);
+		h.csum_offset = (uint16_t)(rng() % 40);
+		gso_complete_csum(super, len, &h);
+		if (gso_split_init(&s, super, len, &h)) {
+			for (k = 0; k < 300 && gso_split_next(&s, segs[0], 2048); k++)
+				;
+			CHECK(k < 300, "split terminates");
+		}
+		if (gro_start(&gro, super, len))
+			gro_append(&gro, super, len);
+		gro.count = 0;
+	}
+}
+
+int main(void)
+{
+	static const size_t payloads[] = { 1, 1399, 1400, 1401, 2800, 10000, 65000 };
+	size_t i;
+
+	test_csum();
+	for (i = 0; i < sizeof(payloads) / sizeof(payloads[0]); i++) {
+		test_split_and_merge(false, payloads[i] > 65535 - 52 ? 65535 - 52 : payloads[i], 1400);
+		test_split_and_merge(true, payloads[i] > 65535 - 72 ? 65535 - 72 : payloads[i], 1380);
+	}
+	test_gro_refusals();
+	test_malformed();
+	if (failures) {
+		printf("%d failures\n", failures);
+		return 1;
+	}
+	printf("gso: all checks passed\n");
+	return 0;
+}
