@@ -20,7 +20,7 @@ for t in wg wireguard-go unshare python3; do
 done
 
 if [ -z "${WGD_COMPAT_INNER:-}" ]; then
-	WGD_COMPAT_INNER=1 exec timeout 60 unshare --mount --net --propagation private \
+	WGD_COMPAT_INNER=1 exec timeout 150 unshare --mount --net --propagation private \
 		bash "$0" "$@"
 fi
 
@@ -30,16 +30,32 @@ TMP=$(mktemp -d)
 GO=wgo0
 US=wgf0
 fail=0
-trap 'rm -f /var/run/wireguard/*.sock; sleep 0.1; rm -rf "$TMP"' EXIT
+GO_PID=
+FAKE_PID=
+cleanup() {
+	rm -f /var/run/wireguard/*.sock
+	for p in $GO_PID $FAKE_PID; do kill "$p" 2>/dev/null; done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
 
-LOG_LEVEL=silent wireguard-go "$GO" 2>/dev/null || { echo "skip: wireguard-go cannot start"; exit 77; }
+# In the foreground (under our control), so that a timeout kills it too.
+LOG_LEVEL=silent wireguard-go -f "$GO" 2>/dev/null &
+GO_PID=$!
+for _ in $(seq 100); do
+	[ -S /var/run/wireguard/$GO.sock ] && break
+	sleep 0.05
+done
+[ -S /var/run/wireguard/$GO.sock ] || { echo "skip: wireguard-go cannot start"; exit 77; }
 # Its own network namespace, so that it can bind the same UDP ports.
 unshare --net "$@" "$US" &
 FAKE_PID=$!
-for _ in $(seq 50); do
+for _ in $(seq 100); do
 	[ -S /var/run/wireguard/$US.sock ] && break
 	sleep 0.05
 done
+[ -S /var/run/wireguard/$US.sock ] || { echo "FAIL: $* did not open its socket"; exit 1; }
 
 # Only root may connect: wireguard-go's socket is 0700 (umask 077), ours
 # 0600 (the execute bit means nothing on a socket).
@@ -255,9 +271,9 @@ for _ in $(seq 50); do
 done
 if kill -0 $FAKE_PID 2>/dev/null; then
 	echo "FAIL: server still running after its socket was deleted"; fail=1
-	kill $FAKE_PID
 else
 	wait $FAKE_PID || { echo "FAIL: server exit status $?"; fail=1; }
+	FAKE_PID=
 fi
 
 [ $fail = 0 ] && echo "wg compat: wg show/showconf/dump and errno identical to wireguard-go"
