@@ -22,6 +22,7 @@
 #              proves the harness before wgd exists
 #   NT_KEEP=1  do not remove the temporary directory (daemon logs) at exit
 #   NT_LOG_LEVEL  LOG_LEVEL for daemons started with nt_daemon (default verbose)
+#   NT_WRAP_WGD  a command nt_daemon runs wgd under (e.g. valgrind and options)
 
 set -u
 
@@ -276,7 +277,10 @@ nt_daemon() {
 	NT_NS[$ifc]=$ns
 	NT_IMPL[$ifc]=$prog
 	NT_IFACES+=("$ifc")
-	LOG_LEVEL=${NT_LOG_LEVEL:-verbose} ip netns exec "$ns" "$prog" -f "$ifc" >"$NT_TMP/$ifc.$NT_RUN.log" 2>&1 &
+	local wrap=
+	[ "$3" = wgd ] && wrap=${NT_WRAP_WGD:-}
+	# shellcheck disable=SC2086 # the wrapper is a command line (valgrind ...)
+	LOG_LEVEL=${NT_LOG_LEVEL:-verbose} ip netns exec "$ns" $wrap "$prog" -f "$ifc" >"$NT_TMP/$ifc.$NT_RUN.log" 2>&1 &
 	pid=$!
 	NT_DPID[$ifc]=$pid
 	if ! nt_until "$NT_TIMEOUT" nt_sock_ready "$ifc"; then
