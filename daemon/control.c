@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "crypto/util.h"
+#include "daemon/log.h"
 #include "daemon/uapi.h"
 
 #define CONTROL_MAX_CLIENTS	16
@@ -108,9 +109,11 @@ static void client_reply_errno(struct control_client *cl, int err)
 }
 
 /* Protocol errors end the connection: its remaining bytes cannot be
- * re-synchronised with the framing. */
-static void client_fail(struct control_client *cl, int err)
+ * re-synchronised with the framing.  (No client bytes are logged: a
+ * malformed line may hold a key.) */
+static void client_fail(struct control_client *cl, int err, const char *why)
 {
+	log_error("control socket: %s (%s); closing the connection", why, strerror(-err));
 	if (cl->state == CLIENT_SET)
 		config_device_clear(&cl->cfg);
 	cl->state = CLIENT_OP;
@@ -130,8 +133,10 @@ static void client_do_get(struct control_client *cl)
 		ret = -EIO;	/* a contract violation, never errno=0 */
 	if (ret == 0)
 		ret = uapi_print_get(&cl->out, &snap);
-	if (ret < 0)
+	if (ret < 0) {
+		log_error("control socket: get failed: %s", strerror(-ret));
 		client_reply_errno(cl, ret);
+	}
 	config_device_clear(&snap);
 }
 
@@ -144,6 +149,14 @@ static void client_do_set(struct control_client *cl)
 		ret = ctl->ops->set(ctl->ctx, &cl->cfg);
 		if (ret > 0)
 			ret = -EIO;
+		if (ret < 0)
+			log_error("control socket: set failed: %s", strerror(-ret));
+	} else if (cl->parser.err_line) {
+		log_error("control socket: set rejected, nothing applied: line %lu: %s",
+			  cl->parser.err_line, strerror(-ret));
+	} else {
+		log_error("control socket: set rejected, nothing applied: %s%s", strerror(-ret),
+			  ret == -EINVAL ? " (a public_key repeated)" : "");
 	}
 	config_device_clear(&cl->cfg);
 	client_reply_errno(cl, ret);
@@ -159,7 +172,7 @@ static void client_line_op(struct control_client *cl, const char *line, size_t l
 		config_device_init(&cl->cfg);
 		uapi_parser_init(&cl->parser, &cl->cfg);
 	} else {
-		client_fail(cl, -EINVAL);
+		client_fail(cl, -EINVAL, "unknown operation");
 	}
 }
 
@@ -172,7 +185,7 @@ static void client_line(struct control_client *cl, const char *line, size_t len)
 	case CLIENT_GET:
 		/* wireguard-go: anything but '\n' right after "get=1\n" is EINVAL. */
 		if (len != 0) {
-			client_fail(cl, -EINVAL);
+			client_fail(cl, -EINVAL, "get=1 not followed by a blank line");
 			break;
 		}
 		cl->state = CLIENT_OP;
@@ -181,7 +194,7 @@ static void client_line(struct control_client *cl, const char *line, size_t len)
 	case CLIENT_SET:
 		cl->msg_bytes += len + 1;
 		if (cl->msg_bytes > CONTROL_MSG_MAX) {
-			client_fail(cl, -EMSGSIZE);
+			client_fail(cl, -EMSGSIZE, "set message over the size limit");
 			break;
 		}
 		if (len == 0) {
@@ -221,7 +234,7 @@ static void client_process(struct control_client *cl)
 		cl->in_len -= pos;
 	}
 	if (!cl->closing && cl->out.len == 0 && cl->in_len == sizeof(cl->in))
-		client_fail(cl, -EINVAL);
+		client_fail(cl, -EINVAL, "line too long");
 }
 
 /* ---- connections ---- */

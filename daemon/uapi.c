@@ -263,6 +263,8 @@ void uapi_parser_init(struct uapi_parser *p, struct config_device *cfg)
 	p->cfg = cfg;
 	p->peer = 0;
 	p->err = 0;
+	p->line = 0;
+	p->err_line = 0;
 	p->scope_index = if_nametoindex;
 }
 
@@ -380,8 +382,12 @@ static int parse_line(struct uapi_parser *p, const char *line, size_t len)
 
 int uapi_parse_set_line(struct uapi_parser *p, const char *line, size_t len)
 {
-	if (p->err == 0)
+	p->line++;
+	if (p->err == 0) {
 		p->err = parse_line(p, line, len);
+		if (p->err)
+			p->err_line = p->line;
+	}
 	return p->err;
 }
 

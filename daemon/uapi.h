@@ -28,6 +28,8 @@ struct uapi_parser {
 	struct config_device *cfg;
 	size_t peer;		/* index of the current peer + 1; 0 = none yet */
 	int err;		/* first error, or 0 */
+	unsigned long line;	/* lines seen, for messages */
+	unsigned long err_line;	/* line of the first error; 0 = whole message */
 	/* Resolves the scope of `[fe80::1%eth0]:port` when it is not a
 	 * number; returns 0 if unknown.  Defaults to if_nametoindex(). */
 	unsigned int (*scope_index)(const char *name);

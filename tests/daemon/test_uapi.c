@@ -23,6 +23,7 @@
 
 #include "daemon/config.h"
 #include "daemon/control.h"
+#include "daemon/log.h"
 #include "daemon/loop.h"
 #include "daemon/uapi.h"
 
@@ -406,6 +407,7 @@ static void test_set_bad(void)
 		check(uapi_parse_set_line(&p, "fwmark=1", 8) == -EINVAL &&
 		      !(cfg.flags & CONFIG_DEVICE_HAS_FWMARK), "error is sticky");
 		check(uapi_parse_set_finish(&p) == -EINVAL, "finish keeps error");
+		check(p.line == 2 && p.err_line == 1, "error line %lu of %lu", p.err_line, p.line);
 		config_device_clear(&cfg);
 	}
 }
@@ -1277,6 +1279,9 @@ int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "--ct") == 0)
 		return test_ct();
+	/* The server logs every rejected message; TEST_UAPI_VERBOSE shows it. */
+	log_init("test_uapi", getenv("TEST_UAPI_VERBOSE") ? LOG_LEVEL_DEBUG : LOG_LEVEL_SILENT,
+		 true);
 	test_hex();
 	test_set_interface();
 	test_set_peers();

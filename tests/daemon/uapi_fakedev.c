@@ -16,6 +16,7 @@
 #include "crypto/util.h"
 #include "daemon/config.h"
 #include "daemon/control.h"
+#include "daemon/log.h"
 #include "daemon/loop.h"
 
 struct fakedev {
@@ -192,6 +193,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s IFNAME\n", argv[0]);
 		return 2;
 	}
+	log_init(argv[1], LOG_LEVEL_ERROR, true);
 	config_device_init(&f.state);
 	ret = loop_init(&f.loop);
 	if (ret == 0)
