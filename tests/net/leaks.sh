@@ -26,8 +26,8 @@ pid=${NT_DPID[$IF_A]}
 
 nt_endpoint "$IF_A" 4
 nt_ping "$IF_A" 198.51.100.2 || nt_fail "ping a -> b"
-nt_ping "$IF_A" fd00:2::2 -6 -M do -s $((NT_MTU - 48)) || nt_fail "full-MTU ping6 a -> b"
-nt_ping "$IF_B" 198.51.100.1 -M do -s $((NT_MTU - 28)) || nt_fail "full-MTU ping b -> a"
+nt_ping "$IF_A" fd00:2::2 -6 -M "do" -s $((NT_MTU - 48)) || nt_fail "full-MTU ping6 a -> b"
+nt_ping "$IF_B" 198.51.100.1 -M "do" -s $((NT_MTU - 28)) || nt_fail "full-MTU ping b -> a"
 nt_iperf_server "$IF_B"
 g=$(nt_iperf "$NS_A" 198.51.100.2 2) || nt_fail "iperf3 a -> b"
 r=$(nt_iperf "$NS_A" 198.51.100.2 2 -R) || nt_fail "iperf3 b -> a"

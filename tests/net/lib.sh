@@ -37,9 +37,9 @@ NT_TMP=
 NT_NAMESPACES=()
 NT_PIDS=()			# every background process we started
 NT_IFACES=()			# every WireGuard interface name we used
-NT_FAILED=0
 NT_RUN=0			# incremented by each nt_teardown; names the logs
 declare -A NT_NS		# interface -> namespace
+# shellcheck disable=SC2034 # read by the test scripts
 declare -A NT_IMPL		# interface -> program running it
 declare -A NT_DPID		# interface -> daemon PID
 declare -A NT_PRIV		# interface -> private key file
@@ -56,7 +56,6 @@ nt_ok() { printf 'ok: %s\n' "$*"; }
 # nt_fail MSG: the test failed; cleanup runs from the EXIT trap.
 nt_fail() {
 	printf 'FAIL: %s\n' "$*" >&2
-	NT_FAILED=1
 	exit 1
 }
 
@@ -311,6 +310,7 @@ nt_daemon_bg() {
 	local ns=$1 ifc=$2 prog pid i
 	prog=$(nt_impl "$3") || exit 1
 	NT_NS[$ifc]=$ns
+	# shellcheck disable=SC2034 # read by the test scripts
 	NT_IMPL[$ifc]=$prog
 	NT_IFACES+=("$ifc")
 	timeout 20 ip netns exec "$ns" "$prog" "$ifc" >"$NT_TMP/$ifc.$NT_RUN.launch.log" 2>&1 ||

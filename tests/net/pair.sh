@@ -25,9 +25,9 @@ traffic() {
 	to=$(nt_other "$from")
 	nt_ping "$from" "$(nt_inner "$to" 4)" || nt_fail "inner IPv4 ping $from -> $to"
 	nt_ping "$from" "$(nt_inner "$to" 6)" -6 || nt_fail "inner IPv6 ping $from -> $to"
-	nt_ping "$from" "$(nt_inner "$to" 4)" -M do -s $((NT_MTU - 28)) ||
+	nt_ping "$from" "$(nt_inner "$to" 4)" -M "do" -s $((NT_MTU - 28)) ||
 		nt_fail "full-MTU ($NT_MTU) IPv4 ping with DF $from -> $to"
-	nt_ping "$from" "$(nt_inner "$to" 6)" -6 -M do -s $((NT_MTU - 48)) ||
+	nt_ping "$from" "$(nt_inner "$to" 6)" -6 -M "do" -s $((NT_MTU - 48)) ||
 		nt_fail "full-MTU ($NT_MTU) IPv6 ping $from -> $to"
 }
 
