@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/udp.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,7 +14,11 @@
 /* Socket buffers: room for bursts of a few hundred full-size datagrams. */
 #define UDP_SOCKBUF (4 << 20)
 
-#define UDP_CMSG_SPACE CMSG_SPACE(sizeof(struct in6_pktinfo))
+#define UDP_CMSG_SPACE (CMSG_SPACE(sizeof(struct in6_pktinfo)) + CMSG_SPACE(sizeof(uint16_t)))
+/* UDP GSO: segments per send (the kernel's UDP_MAX_SEGMENTS is >= 64) and
+ * bytes per send (one IP packet's worth, with room for the headers). */
+#define UDP_GSO_MAX_SEGMENTS 64
+#define UDP_GSO_MAX_BYTES 65000
 
 /*
  * Scratch for one recvmmsg()/sendmmsg() call.  The daemon is one thread with
@@ -29,6 +34,8 @@ static struct {
 		uint8_t buf[UDP_CMSG_SPACE];
 	} cmsg[UDP_BATCH];
 	unsigned int idx[UDP_BATCH];	/* send: index into the caller's msgs */
+	unsigned int group_first[UDP_BATCH];	/* send: a group's first position */
+	unsigned int group_count[UDP_BATCH];
 } udp_scratch;
 
 static void udp_sockbuf(int fd)
@@ -88,6 +95,14 @@ fail:
 	return err;
 }
 
+/* Whether the kernel knows UDP_SEGMENT (Linux >= 4.18); 0 = per-message size. */
+static bool udp_probe_gso(int fd)
+{
+	int zero = 0;
+
+	return setsockopt(fd, SOL_UDP, UDP_SEGMENT, &zero, sizeof(zero)) == 0;
+}
+
 static int udp_bound_port(int fd)
 {
 	union udp_addr a;
@@ -138,6 +153,7 @@ static int udp_try_open(struct udp *u, uint16_t port, uint32_t fwmark)
 	u->fd[UDP_V6] = fd6 >= 0 ? fd6 : -1;
 	u->port = port;
 	u->fwmark = fwmark;
+	u->gso = udp_probe_gso(fd4 >= 0 ? fd4 : fd6);
 	return 0;
 }
 
@@ -283,58 +299,135 @@ int udp_recv(struct udp *u, int family, struct udp_msg *msgs, unsigned int n)
 	return got;
 }
 
-/* Fills the sendmmsg() slot i for msg, with the source address if cached. */
-static void udp_fill_send(unsigned int i, struct udp_msg *msg)
+/* Control messages of one group: the source address, the segment size. */
+static void udp_fill_control(unsigned int g, const struct endpoint *ep, size_t seg, bool gso)
 {
-	struct msghdr *mh = &udp_scratch.mm[i].msg_hdr;
-	const struct endpoint *ep = msg->ep;
+	struct msghdr *mh = &udp_scratch.mm[g].msg_hdr;
 	struct cmsghdr *c;
+	size_t space = 0;
 
-	udp_scratch.iov[i].iov_base = msg->data;
-	udp_scratch.iov[i].iov_len = msg->len;
-	memset(mh, 0, sizeof(*mh));
-	mh->msg_name = (void *)&ep->addr;
-	mh->msg_namelen = ep->addr.sa.sa_family == AF_INET ? sizeof(ep->addr.in4)
-							   : sizeof(ep->addr.in6);
-	mh->msg_iov = &udp_scratch.iov[i];
-	mh->msg_iovlen = 1;
-	if (!ep->has_src)
+	mh->msg_control = NULL;
+	mh->msg_controllen = 0;
+	if (!ep->has_src && !gso)
 		return;
-	memset(udp_scratch.cmsg[i].buf, 0, sizeof(udp_scratch.cmsg[i].buf));
-	mh->msg_control = udp_scratch.cmsg[i].buf;
-	c = (struct cmsghdr *)udp_scratch.cmsg[i].buf;
-	if (ep->addr.sa.sa_family == AF_INET) {
+	memset(udp_scratch.cmsg[g].buf, 0, sizeof(udp_scratch.cmsg[g].buf));
+	mh->msg_control = udp_scratch.cmsg[g].buf;
+	mh->msg_controllen = sizeof(udp_scratch.cmsg[g].buf);
+	c = CMSG_FIRSTHDR(mh);
+	if (ep->has_src && ep->addr.sa.sa_family == AF_INET) {
 		struct in_pktinfo pi = { .ipi_spec_dst = ep->src.v4 };
 
-		mh->msg_controllen = CMSG_SPACE(sizeof(pi));
 		c->cmsg_level = IPPROTO_IP;
 		c->cmsg_type = IP_PKTINFO;
 		c->cmsg_len = CMSG_LEN(sizeof(pi));
 		memcpy(CMSG_DATA(c), &pi, sizeof(pi));
-	} else {
+		space += CMSG_SPACE(sizeof(pi));
+		c = CMSG_NXTHDR(mh, c);
+	} else if (ep->has_src) {
 		struct in6_pktinfo pi = { .ipi6_addr = ep->src.v6,
 					  .ipi6_ifindex = (unsigned int)ep->src_ifindex };
 
-		mh->msg_controllen = CMSG_SPACE(sizeof(pi));
 		c->cmsg_level = IPPROTO_IPV6;
 		c->cmsg_type = IPV6_PKTINFO;
 		c->cmsg_len = CMSG_LEN(sizeof(pi));
 		memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+		space += CMSG_SPACE(sizeof(pi));
+		c = CMSG_NXTHDR(mh, c);
 	}
+	if (gso) {
+		uint16_t size = (uint16_t)seg;
+
+		c->cmsg_level = SOL_UDP;
+		c->cmsg_type = UDP_SEGMENT;
+		c->cmsg_len = CMSG_LEN(sizeof(size));
+		memcpy(CMSG_DATA(c), &size, sizeof(size));
+		space += CMSG_SPACE(sizeof(size));
+	}
+	mh->msg_controllen = space;
 }
 
 /*
- * Sends slots [0, count) on fd.  A datagram the kernel refuses is skipped
- * (UDP may drop); one refused for its cached source address (EINVAL, or the
- * address is gone) is retried once without it.  Returns the number dropped.
+ * Group g: the messages idx[first .. first + count) to one endpoint, as
+ * one datagram or, with count > 1, one UDP GSO send the kernel cuts into
+ * datagrams of the first one's size.
  */
-static unsigned int udp_send_family(int fd, struct udp_msg *msgs, unsigned int count)
+static void udp_fill_group(unsigned int g, struct udp_msg *msgs, unsigned int first,
+			   unsigned int count)
 {
-	unsigned int done = 0, dropped = 0, retried = UDP_BATCH + 1;
+	struct msghdr *mh = &udp_scratch.mm[g].msg_hdr;
+	const struct endpoint *ep = msgs[udp_scratch.idx[first]].ep;
+	unsigned int k;
+
+	for (k = first; k < first + count; k++) {
+		udp_scratch.iov[k].iov_base = msgs[udp_scratch.idx[k]].data;
+		udp_scratch.iov[k].iov_len = msgs[udp_scratch.idx[k]].len;
+	}
+	mh->msg_name = (void *)&ep->addr;
+	mh->msg_namelen = ep->addr.sa.sa_family == AF_INET ? sizeof(ep->addr.in4)
+							   : sizeof(ep->addr.in6);
+	mh->msg_iov = &udp_scratch.iov[first];
+	mh->msg_iovlen = count;
+	mh->msg_flags = 0;
+	udp_scratch.group_first[g] = first;
+	udp_scratch.group_count[g] = count;
+	udp_fill_control(g, ep, msgs[udp_scratch.idx[first]].len, count > 1);
+}
+
+/*
+ * Splits positions [pos, n) into groups: consecutive messages to the same
+ * endpoint, all of the first one's length but the last (which may be
+ * shorter), within the kernel's GSO limits; numbered from g.  Returns the
+ * number of groups then filled.
+ */
+static unsigned int udp_make_groups(struct udp_msg *msgs, unsigned int pos, unsigned int n, bool gso,
+				    unsigned int g)
+{
+	unsigned int first, count;
+	size_t seg, total;
+
+	while (pos < n) {
+		const struct udp_msg *m = &msgs[udp_scratch.idx[pos]];
+
+		first = pos;
+		count = 1;
+		seg = m->len;
+		total = seg;
+		while (gso && pos + count < n && count < UDP_GSO_MAX_SEGMENTS) {
+			const struct udp_msg *next = &msgs[udp_scratch.idx[pos + count]];
+
+			if (next->ep != m->ep || next->len > seg || total + next->len > UDP_GSO_MAX_BYTES)
+				break;
+			total += next->len;
+			count++;
+			if (next->len < seg)
+				break;
+		}
+		udp_fill_group(g++, msgs, first, count);
+		pos += count;
+	}
+	return g;
+}
+
+/*
+ * Sends the family's positions [0, n) on fd, in groups.  A group the
+ * kernel refuses is dropped (UDP may drop); one refused for its cached
+ * source address (EINVAL, or the address is gone) is retried once without
+ * it; if the kernel refuses segmentation itself (EIO), GSO is turned off
+ * for good and the rest is sent one datagram per message.  Returns the
+ * number of messages dropped.
+ */
+static unsigned int udp_send_family(struct udp *u, int fd, struct udp_msg *msgs, unsigned int n)
+{
+	unsigned int groups, done = 0, dropped = 0, retried = UDP_BATCH + 1, k;
 	int r;
 
-	while (done < count) {
-		r = sendmmsg(fd, &udp_scratch.mm[done], count - done, MSG_DONTWAIT);
+	groups = udp_make_groups(msgs, 0, n, u->gso, 0);
+	while (done < groups) {
+		unsigned int first = udp_scratch.group_first[done];
+		unsigned int count = udp_scratch.group_count[done];
+		struct endpoint *ep = msgs[udp_scratch.idx[first]].ep;
+
+		r = sendmmsg(fd, &udp_scratch.mm[done], groups - done, MSG_DONTWAIT);
 		if (r > 0) {
 			done += (unsigned int)r;
 			continue;
@@ -343,17 +436,23 @@ static unsigned int udp_send_family(int fd, struct udp_msg *msgs, unsigned int c
 			continue;
 		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS)) {
 			/* The socket buffer is full: drop the rest like a router would. */
-			dropped += count - done;
+			for (k = done; k < groups; k++)
+				dropped += udp_scratch.group_count[k];
 			break;
 		}
+		if (r < 0 && count > 1 && errno == EIO) {
+			u->gso = false;
+			groups = udp_make_groups(msgs, first, n, false, done);
+			continue;
+		}
 		if (r < 0 && retried != done && (errno == EINVAL || errno == EADDRNOTAVAIL) &&
-		    msgs[udp_scratch.idx[done]].ep->has_src) {
-			endpoint_clear_src(msgs[udp_scratch.idx[done]].ep);
-			udp_fill_send(done, &msgs[udp_scratch.idx[done]]);
+		    ep->has_src) {
+			endpoint_clear_src(ep);
+			udp_fill_group(done, msgs, first, count);
 			retried = done;
 			continue;
 		}
-		dropped++;
+		dropped += count;
 		done++;
 	}
 	return dropped;
@@ -375,14 +474,13 @@ unsigned int udp_send(struct udp *u, struct udp_msg *msgs, unsigned int n)
 				continue;
 			}
 			udp_scratch.idx[count] = i;
-			udp_fill_send(count, &msgs[i]);
 			if (++count == UDP_BATCH) {
-				dropped += udp_send_family(u->fd[f], msgs, count);
+				dropped += udp_send_family(u, u->fd[f], msgs, count);
 				count = 0;
 			}
 		}
 		if (count)
-			dropped += udp_send_family(u->fd[f], msgs, count);
+			dropped += udp_send_family(u, u->fd[f], msgs, count);
 	}
 	for (i = 0; i < n; i++) {
 		int fam = msgs[i].ep->addr.sa.sa_family;

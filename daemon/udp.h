@@ -49,6 +49,7 @@ struct udp {
 	int fd[UDP_NFAMILIES];	/* -1 when that family is not open */
 	uint16_t port;		/* the bound port (chosen by the kernel for 0) */
 	uint32_t fwmark;
+	bool gso;		/* UDP_SEGMENT works: equal-sized runs in one send */
 };
 
 /* Opens and binds both sockets on port (0 = random); 0 or -errno. */
@@ -65,7 +66,8 @@ int udp_set_fwmark(struct udp *u, uint32_t fwmark);
 int udp_recv(struct udp *u, int family, struct udp_msg *msgs, unsigned int n);
 
 /*
- * Sends n datagrams, each to its endpoint, in batches per family.  A cached
+ * Sends n datagrams, each to its endpoint, in batches per family; runs of
+ * equal-sized datagrams to one endpoint go as one UDP GSO send.  A cached
  * source address the kernel no longer accepts is forgotten and the datagram
  * resent without it.  Returns the number that could not be sent.
  */
