@@ -30,22 +30,34 @@ void gso_hdr_parse(struct gso_hdr *h, const uint8_t hdr[GSO_VNET_HDR_LEN])
 
 uint64_t gso_csum_add(uint64_t sum, const uint8_t *p, size_t len)
 {
-	/* 32-bit big-endian words into a 64-bit accumulator cannot overflow
-	 * for any packet (< 2^32 words); folding is done once at the end. */
-	while (len >= 4) {
-		sum += be32_load(p);
-		p += 4;
-		len -= 4;
+	uint64_t acc = 0, w;
+
+	/*
+	 * 8 bytes at a time, little-endian words with end-around carry.  The
+	 * ones'-complement sum does not depend on byte order except for a
+	 * final swap (RFC 1071 §2(B)): folded to 16 bits it is the sum of the
+	 * little-endian 16-bit words, which swapped is the big-endian sum.
+	 */
+	while (len >= 8) {
+		w = le64_load(p);
+		acc += w;
+		acc += acc < w;
+		p += 8;
+		len -= 8;
 	}
-	if (len >= 2) {
-		sum += (uint64_t)be16_load(p) << 16;
+	acc = (acc & 0xffffffff) + (acc >> 32);
+	acc = (acc & 0xffffffff) + (acc >> 32);
+	acc = (acc & 0xffff) + (acc >> 16);
+	acc = (acc & 0xffff) + (acc >> 16);
+	sum += __builtin_bswap16((uint16_t)acc);
+	/* the tail, at an even offset, as big-endian words */
+	while (len >= 2) {
+		sum += be16_load(p);
 		p += 2;
 		len -= 2;
-		if (len)
-			sum += (uint64_t)p[0] << 8;
-	} else if (len) {
-		sum += (uint64_t)p[0] << 24;
 	}
+	if (len)
+		sum += (uint64_t)p[0] << 8;
 	return sum;
 }
 
