@@ -334,10 +334,27 @@ fail:
 	return ret;
 }
 
+static void device_log_stats(const struct device *d)
+{
+	const struct device_stats *s = &d->stats;
+
+	log_info("dropped on send: %llu no route, %llu no endpoint, %llu malformed, %llu staged overflow, %llu UDP",
+		 (unsigned long long)s->tx_no_route, (unsigned long long)s->tx_no_endpoint,
+		 (unsigned long long)s->tx_bad_packet, (unsigned long long)s->tx_staged_dropped,
+		 (unsigned long long)s->tx_udp_dropped);
+	log_info("dropped on receive: %llu invalid, %llu bad mac1, %llu handshake, %llu data, "
+		 "%llu bad inner packet, %llu source not allowed, %llu TUN",
+		 (unsigned long long)s->rx_invalid, (unsigned long long)s->rx_bad_mac,
+		 (unsigned long long)s->rx_handshake_dropped, (unsigned long long)s->rx_data_dropped,
+		 (unsigned long long)s->rx_bad_inner, (unsigned long long)s->rx_bad_source,
+		 (unsigned long long)s->rx_tun_dropped);
+}
+
 int device_run(struct device *d)
 {
 	int ret = loop_run(&d->loop);
 
+	device_log_stats(d);
 	if (ret < 0) {
 		log_error("event loop: %s", strerror(-ret));
 		return ret;

@@ -98,12 +98,18 @@ static void config_set_endpoint(struct peer *p, const union config_endpoint *e)
 	struct endpoint ep;
 
 	memset(&ep, 0, sizeof(ep));
-	if (e->addr.sa_family == AF_INET)
+	if (e->addr.sa_family == AF_INET) {
 		ep.addr.in4 = e->in;
-	else if (e->addr.sa_family == AF_INET6)
+	} else if (e->addr.sa_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&e->in6.sin6_addr)) {
+		/* [::ffff:a.b.c.d]:port goes out of the IPv4 socket (ours is V6ONLY) */
+		ep.addr.in4.sin_family = AF_INET;
+		ep.addr.in4.sin_port = e->in6.sin6_port;
+		memcpy(&ep.addr.in4.sin_addr, e->in6.sin6_addr.s6_addr + 12, 4);
+	} else if (e->addr.sa_family == AF_INET6) {
 		ep.addr.in6 = e->in6;
-	else
+	} else {
 		return;
+	}
 	if (endpoint_addr_equal(&p->endpoint, &ep))
 		return;
 	p->endpoint = ep;
