@@ -104,6 +104,38 @@ enum noise_result ct_receive_response(struct ct_pair *p, struct ct_peer *to, con
 	return noise_consume_response(&to->local, msg, p->now, remote);
 }
 
+void ct_check_indices(struct ct_peer *x)
+{
+	struct noise_keypair *slots[3] = { x->remote.previous, x->remote.current, x->remote.next };
+	struct noise_index *e;
+	size_t b, n = 0, want = 0, steps = 0;
+	bool ok = true;
+	int i;
+
+	for (b = 0; b < NOISE_INDEX_BUCKETS; b++) {
+		for (e = x->local.buckets[b]; e && steps < 1000; e = e->next, steps++) {
+			n++;
+			if (!e->live || (e->id & (NOISE_INDEX_BUCKETS - 1)) != b || e->remote != &x->remote)
+				ok = false;
+		}
+	}
+	tu_check(ok && steps < 1000, "index table: entries misplaced, dead or looping");
+	if (x->remote.handshake.index.live) {
+		want++;
+		tu_check(x->remote.handshake.state == NOISE_HANDSHAKE_CREATED_INITIATION,
+			 "index table: only an initiation in flight has a live handshake index");
+	}
+	for (i = 0; i < 3; i++) {
+		if (!slots[i])
+			continue;
+		want++;
+		tu_check(slots[i]->index.live && noise_remote_by_index(&x->local, slots[i]->index.id) == &x->remote,
+			 "index table: keypair slot %d not registered", i);
+		tu_check(slots[i] != slots[(i + 1) % 3], "index table: one keypair in two slots");
+	}
+	tu_check(n == want, "index table: %zu live entries, want %zu", n, want);
+}
+
 size_t ct_seal(struct ct_pair *p, struct ct_peer *from, uint8_t *buf, const uint8_t *plain, size_t len,
 	       enum noise_result *res)
 {
@@ -136,5 +168,7 @@ bool ct_handshake(struct ct_pair *p, struct ct_peer *init)
 	if (!n)
 		return false;
 	res = noise_open(&resp->local, data, n, p->now, &r);
+	ct_check_indices(init);
+	ct_check_indices(resp);
 	return res == NOISE_OK_CONFIRMED && r == &resp->remote;
 }

@@ -64,6 +64,13 @@ enum noise_result ct_receive_response(struct ct_pair *p, struct ct_peer *to, con
 				      struct noise_remote **remote);
 
 /*
+ * The local index table of x is consistent: every entry sits in the bucket
+ * of its id, is marked live and appears once; the live entries are exactly
+ * x's live handshake plus its keypair slots, each found by its id.
+ */
+void ct_check_indices(struct ct_peer *x);
+
+/*
  * A complete handshake initiated by `init`, followed by a keepalive from the
  * initiator that confirms the session at the responder.  True if every step
  * gave the expected result.

@@ -345,6 +345,8 @@ static void test_responder_waits(void)
 	transfer(p, a, 5, NOISE_OK_CONFIRMED);
 	transfer(p, b, 5, NOISE_OK);
 	CHECK(b->remote.previous == old);
+	ct_check_indices(a);
+	ct_check_indices(b);
 	ct_pair_free(p);
 }
 
@@ -571,6 +573,10 @@ static void test_unknown_and_no_identity(void)
 	CHECK_EQ(noise_create_initiation(&q->a.remote, m1, ts, q->now), NOISE_OK);
 	CHECK_EQ(noise_consume_initiation(&p->b.local, m1, p->now, &r), NOISE_DROP_UNKNOWN_PEER);
 	CHECK(r == NULL);
+	/* a lookup that answers with a remote of another device is not trusted */
+	p->b.local.lookup_ctx = &q->b;	/* q.b's remote has q.a's key */
+	CHECK_EQ(noise_consume_initiation(&p->b.local, m1, p->now, &r), NOISE_DROP_UNKNOWN_PEER);
+	p->b.local.lookup_ctx = &p->b;
 
 	/* a response nobody asked for */
 	memset(m2, 0, sizeof(m2));
@@ -643,8 +649,11 @@ static void test_rotation(void)
 	CHECK(noise_remote_by_index(&p->a.local, p->a.remote.current->index.id) == &p->a.remote);
 	CHECK(noise_remote_by_index(&p->a.local, p->a.remote.previous->index.id) == &p->a.remote);
 
+	ct_check_indices(&p->a);
+	ct_check_indices(&p->b);
 	/* clearing keys wipes every slot and unregisters the indices */
 	noise_remote_clear_keys(&p->a.remote);
+	ct_check_indices(&p->a);
 	CHECK(!p->a.remote.previous && !p->a.remote.current && !p->a.remote.next);
 	CHECK(crypto_is_zero(p->a.remote.keypair_storage, sizeof(p->a.remote.keypair_storage)));
 	CHECK(ct_seal(p, &p->a, s1, plain, 20, &res) == 0 && res == NOISE_ERR_NO_KEYPAIR);
@@ -734,10 +743,17 @@ static void test_simultaneous(void)
 	CHECK_EQ(noise_create_initiation(&p->b.remote, mb, ts, p->now), NOISE_OK);
 	CHECK_EQ(noise_consume_initiation(&p->b.local, ma, p->now, &r), NOISE_OK);
 	CHECK_EQ(noise_consume_initiation(&p->a.local, mb, p->now, &r), NOISE_OK);
+	/* each abandoned its own initiation: ephemeral wiped, index released */
+	CHECK(crypto_is_zero(p->a.remote.handshake.ephemeral_private, 32));
+	CHECK(!p->a.remote.handshake.index.live);
+	CHECK(noise_remote_by_index(&p->a.local, le32_load(ma + MESSAGE_INITIATION_SENDER)) == NULL);
+	ct_check_indices(&p->a);
 	CHECK_EQ(noise_create_response(&p->b.remote, rb, p->now), NOISE_OK);
 	CHECK_EQ(noise_create_response(&p->a.remote, ra, p->now), NOISE_OK);
 	CHECK_EQ(noise_consume_response(&p->a.local, rb, p->now, &r), NOISE_DROP_UNKNOWN_INDEX);
 	CHECK_EQ(noise_consume_response(&p->b.local, ra, p->now, &r), NOISE_DROP_UNKNOWN_INDEX);
+	ct_check_indices(&p->a);
+	ct_check_indices(&p->b);
 	p->now += WG_SECONDS(5);
 	CHECK(ct_handshake(p, &p->a));
 	transfer(p, &p->b, 3, NOISE_OK);

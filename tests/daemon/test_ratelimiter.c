@@ -71,6 +71,10 @@ static void test_ipv6_prefix(struct ratelimiter *rl)
 	CHECK_EQ(burst(rl, 6, b, T0, 10), RATELIMITER_BURST);
 	/* an IPv4 address equal to the first bytes is not the same source */
 	CHECK_EQ(burst(rl, 4, a, T0, 10), RATELIMITER_BURST);
+	memset(b, 0, 16);
+	b[0] = 10;
+	CHECK_EQ(burst(rl, 6, b, T0, 10), RATELIMITER_BURST);	/* 0a00:0000:0000:0000::/64 */
+	CHECK_EQ(burst(rl, 4, b, T0, 10), RATELIMITER_BURST);	/* 10.0.0.0 */
 	/* bad input is refused */
 	CHECK(!ratelimiter_allow(rl, 5, a, T0));
 	CHECK(!ratelimiter_allow(rl, 4, NULL, T0));

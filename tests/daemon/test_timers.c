@@ -104,9 +104,12 @@ static void test_give_up(void)
 			sent++;
 			timers_on_authenticated_sent(&t, now);
 			timers_on_handshake_initiated(&t, now, (uint64_t)rounds * MS(17));
+			/* keep a passive keepalive pending: giving up must cancel it */
+			timers_on_data_received(&t, now);
 		}
 		if (actions & TIMERS_GIVE_UP) {
 			gave_up_at = now;
+			CHECK(!(actions & TIMERS_SEND_KEEPALIVE));
 			CHECK_EQ(t.keepalive_at, TIMERS_NEVER);
 			CHECK_EQ(timers_next_deadline(&t), now + S(540));
 		}
