@@ -760,6 +760,73 @@ static void test_simultaneous(void)
 	ct_pair_free(p);
 }
 
+/*
+ * Random garbage of every message type, half of it aimed at live indices
+ * and all of it also fed past the mac1 check: nothing is accepted, nothing
+ * crashes, and the session and the pending handshake work afterwards.
+ */
+static void test_garbage(uint64_t seed)
+{
+	struct ct_pair *p = ct_pair_new(NULL);
+	uint8_t m1[148], m2[92], ts[12], buf[256];
+	uint32_t live[3];
+	enum cookie_mac_result verdict;
+	struct noise_remote *r;
+	struct tu_rng rng;
+	unsigned long i, accepted = 0;
+	size_t len;
+
+	tu_rng_seed(&rng, seed);
+	CHECK(ct_handshake(p, &p->a));
+	ct_timestamp(p, ts);
+	CHECK_EQ(noise_create_initiation(&p->a.remote, m1, ts, p->now), NOISE_OK);
+	live[0] = le32_load(m1 + MESSAGE_INITIATION_SENDER);
+	live[1] = p->a.remote.current->index.id;
+	live[2] = p->b.remote.current->index.id;
+	for (i = 0; i < 20000; i++) {
+		unsigned int kind = (unsigned int)tu_rng_below(&rng, 4) + 1;
+		uint32_t index = tu_rng_below(&rng, 2) ? live[tu_rng_below(&rng, 3)] : (uint32_t)tu_rng_next(&rng);
+
+		tu_rng_fill(&rng, buf, sizeof(buf));
+		le32_store(buf, kind);
+		switch (kind) {
+		case MESSAGE_HANDSHAKE_INITIATION:
+			accepted += ct_receive_initiation(p, &p->b, buf, 148, tu_rng_below(&rng, 2), &verdict, &r) ==
+				    NOISE_OK;
+			accepted += noise_consume_initiation(&p->b.local, buf, p->now, &r) == NOISE_OK;
+			break;
+		case MESSAGE_HANDSHAKE_RESPONSE:
+			le32_store(buf + MESSAGE_RESPONSE_RECEIVER, index);
+			accepted += noise_consume_response(&p->a.local, buf, p->now, &r) == NOISE_OK;
+			break;
+		case MESSAGE_HANDSHAKE_COOKIE:
+			le32_store(buf + MESSAGE_COOKIE_RECEIVER, index);
+			r = noise_remote_by_index(&p->a.local, index);
+			if (r)
+				accepted += cookie_maker_consume_reply(&r->cookie, buf, p->now) == COOKIE_REPLY_OK;
+			break;
+		default:
+			le32_store(buf + MESSAGE_DATA_RECEIVER, index);
+			len = MESSAGE_DATA_MIN_LEN + (size_t)tu_rng_below(&rng, sizeof(buf) - MESSAGE_DATA_MIN_LEN + 1);
+			accepted += noise_open(tu_rng_below(&rng, 2) ? &p->a.local : &p->b.local, buf, len, p->now,
+					       &r) <= NOISE_OK_CONFIRMED;
+			break;
+		}
+	}
+	tu_check(accepted == 0, "garbage: %lu random messages accepted (seed %llu)", accepted,
+		 (unsigned long long)seed);
+	ct_check_indices(&p->a);
+	ct_check_indices(&p->b);
+	transfer(p, &p->a, 64, NOISE_OK);
+	transfer(p, &p->b, 64, NOISE_OK);
+	p->now += WG_SECONDS(1);
+	CHECK_EQ(noise_consume_initiation(&p->b.local, m1, p->now, &r), NOISE_OK);
+	CHECK_EQ(noise_create_response(&p->b.remote, m2, p->now), NOISE_OK);
+	CHECK_EQ(noise_consume_response(&p->a.local, m2, p->now, &r), NOISE_OK);
+	transfer(p, &p->a, 1, NOISE_OK_CONFIRMED);
+	ct_pair_free(p);
+}
+
 int main(void)
 {
 	static const uint8_t psk[32] = { 0x42, 0x13, 0x37, [31] = 0x99 };
@@ -786,5 +853,6 @@ int main(void)
 	test_reject_after_messages();
 	test_new_private_key();
 	test_simultaneous();
+	test_garbage(tu_seed("core-noise", 0x6e6f697365ULL));
 	return ct_exit("core-noise");
 }
