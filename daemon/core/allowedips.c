@@ -41,8 +41,7 @@ static unsigned int bit_at(const uint8_t *key, unsigned int i)
 }
 
 /* Copy the first cidr bits of addr into key, zeroing the rest of key. */
-static void mask_copy(uint8_t key[ALLOWEDIPS_MAX_BYTES], const uint8_t *addr, unsigned int bits,
-		      unsigned int cidr)
+static void mask_copy(uint8_t key[ALLOWEDIPS_MAX_BYTES], const uint8_t *addr, unsigned int cidr)
 {
 	unsigned int full = cidr / 8, rem = cidr % 8;
 
@@ -50,7 +49,6 @@ static void mask_copy(uint8_t key[ALLOWEDIPS_MAX_BYTES], const uint8_t *addr, un
 	memcpy(key, addr, full);
 	if (rem)
 		key[full] = addr[full] & (uint8_t)(0xff << (8 - rem));
-	(void)bits;
 }
 
 /* Number of leading bits on which a and b agree, at most limit. */
@@ -115,7 +113,7 @@ static struct allowedips_node *node_new(const uint8_t *addr, unsigned int bits, 
 
 	if (!node)
 		return NULL;
-	mask_copy(node->key, addr, bits, cidr);
+	mask_copy(node->key, addr, cidr);
 	node->cidr = (uint8_t)cidr;
 	node->bits = (uint8_t)bits;
 	return node;
@@ -147,7 +145,7 @@ void allowedips_owner_init(struct allowedips_owner *o, void *peer)
 	o->count = 0;
 }
 
-/* Free a subtree without recursion depth concerns: at most 129 levels. */
+/* Recursion depth is the trie depth: at most 129 levels. */
 static void free_subtree(struct allowedips_node *node)
 {
 	if (!node)
@@ -185,7 +183,7 @@ int allowedips_insert(struct allowedips *t, int ip_version, const uint8_t *addr,
 
 	if (!valid_prefix(ip_version, addr, cidr) || !owner)
 		return -EINVAL;
-	mask_copy(key, addr, bits, cidr);
+	mask_copy(key, addr, cidr);
 	root = family_root(t, bits);
 	slot = root;
 	/* Descend while the node's prefix is a proper prefix of ours. */
@@ -261,7 +259,7 @@ int allowedips_remove(struct allowedips *t, int ip_version, const uint8_t *addr,
 
 	if (!valid_prefix(ip_version, addr, cidr))
 		return -EINVAL;
-	mask_copy(key, addr, bits, cidr);
+	mask_copy(key, addr, cidr);
 	node = *family_root(t, bits);
 	while (node && node->cidr < cidr && node_contains(node, key))
 		node = node->child[bit_at(key, node->cidr)];

@@ -71,7 +71,14 @@ void timers_on_data_sent(struct timers *t, uint64_t now, uint64_t jitter)
 		t->new_handshake_at = now + WG_SECONDS(KEEPALIVE_TIMEOUT + REKEY_TIMEOUT) + jitter_ns(jitter);
 }
 
-/* WP §6.5: data received and nothing sent back within 10 s -> keepalive. */
+/*
+ * WP §6.5: data received and nothing sent back within 10 s -> keepalive.
+ * The deadline runs from the first unanswered packet.  Unlike the kernel
+ * there is no "need another keepalive" flag: the keepalive sent at expiry
+ * answers every packet received until then, and sending it cancels this
+ * timer (timers_on_authenticated_sent), so a second one would answer
+ * nothing.
+ */
 void timers_on_data_received(struct timers *t, uint64_t now)
 {
 	if (t->keepalive_at == TIMERS_NEVER)
