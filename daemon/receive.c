@@ -101,11 +101,13 @@ static bool receive_check_macs(struct device *d, uint8_t *msg, size_t len,
 		if (ratelimiter_allow(d->ratelimiter, version, addr, now))
 			return true;
 		d->stats.rx_handshake_dropped++;
+		log_packet(LOG_LEVEL_DEBUG, "under load: handshake message over the source's rate dropped");
 		return false;
 	case COOKIE_SEND_REPLY:
 		if (cookie_checker_create_reply(&d->local.cookie, reply, msg, len, src, src_len, now)) {
 			struct udp_msg m = { .data = reply, .len = sizeof(reply), .ep = from };
 
+			log_packet(LOG_LEVEL_DEBUG, "under load: answering a handshake message with a cookie");
 			udp_send(&d->udp, &m, 1);
 		}
 		return false;
