@@ -102,7 +102,12 @@ struct device {
 	struct packet tx[PACKET_BATCH];
 	struct udp_msg tx_msgs[PACKET_BATCH];
 	struct peer *tx_peers[PACKET_BATCH];
-	struct packet rx[PACKET_BATCH];
+	/*
+	 * Receive buffers: PACKET_BATCH slots of PACKET_BUF_SIZE, or, when the
+	 * sockets take UDP GRO, UDP_GRO_BATCH buffers of UDP_GRO_BUF_SIZE that
+	 * each hold a run of datagrams the kernel kept together.
+	 */
+	uint8_t rx_area[UDP_GRO_BATCH * UDP_GRO_BUF_SIZE] __attribute__((aligned(16)));
 	struct udp_msg rx_msgs[PACKET_BATCH];
 	struct endpoint rx_eps[PACKET_BATCH];
 	struct gro gro;			/* segments merged on the way to TUN */

@@ -309,19 +309,57 @@ static void receive_data(struct device *d, uint8_t *msg, size_t len, struct endp
 	device_timer_touch(d, timers_next_deadline(&p->timers));
 }
 
+/* One datagram, checked at the edge by length and type, then dispatched. */
+static void receive_one(struct device *d, uint8_t *msg, size_t len, struct endpoint *from, uint64_t now)
+{
+	enum message_type type = message_classify(msg, len);
+
+	switch (type) {
+	case MESSAGE_DATA:
+		receive_data(d, msg, len, from, now);
+		break;
+	case MESSAGE_HANDSHAKE_INITIATION:
+	case MESSAGE_HANDSHAKE_RESPONSE:
+	case MESSAGE_HANDSHAKE_COOKIE:
+		receive_handshake(d, type, msg, len, from, now);
+		break;
+	case MESSAGE_INVALID:
+	default:
+		d->stats.rx_invalid++;
+		log_packet(LOG_LEVEL_DEBUG, "invalid datagram of %zu bytes dropped", len);
+		break;
+	}
+}
+
+/* The datagrams of one receive: one, or a run of seg-sized ones (UDP GRO). */
+static size_t receive_next(const struct udp_msg *m, size_t off)
+{
+	size_t left = m->len - off;
+
+	return m->seg && m->seg < left ? m->seg : left;
+}
+
+static bool receive_is_handshake(const uint8_t *msg, size_t len)
+{
+	enum message_type type = message_classify(msg, len);
+
+	return type == MESSAGE_HANDSHAKE_INITIATION || type == MESSAGE_HANDSHAKE_RESPONSE;
+}
+
 void receive_udp_readable(struct device *d, int family)
 {
-	enum message_type types[PACKET_BATCH];
-	unsigned int i, handshakes = 0;
+	unsigned int i, entries = d->udp.gro ? UDP_GRO_BATCH : PACKET_BATCH;
+	size_t size = d->udp.gro ? UDP_GRO_BUF_SIZE : PACKET_BUF_SIZE, off, len;
+	unsigned int handshakes = 0;
 	uint64_t now;
 	int n;
 
-	for (i = 0; i < PACKET_BATCH; i++) {
-		d->rx_msgs[i].data = d->rx[i].buf;
-		d->rx_msgs[i].len = PACKET_BUF_SIZE;
+	for (i = 0; i < entries; i++) {
+		d->rx_msgs[i].data = d->rx_area + (size_t)i * size;
+		d->rx_msgs[i].len = size;
 		d->rx_msgs[i].ep = &d->rx_eps[i];
 	}
-	n = udp_recv(&d->udp, family, d->rx_msgs, PACKET_BATCH);
+	n = udp_recv(&d->udp, family, d->rx_msgs, entries);
 	if (n <= 0) {
 		if (n < 0)
 			log_packet(LOG_LEVEL_ERROR, "UDP receive: %s", strerror(-n));
@@ -332,31 +370,22 @@ void receive_udp_readable(struct device *d, int family)
 		return;
 	now = loop_now();
 	for (i = 0; i < (unsigned int)n; i++) {
-		types[i] = message_classify(d->rx[i].buf, d->rx_msgs[i].len);
-		if (types[i] == MESSAGE_HANDSHAKE_INITIATION || types[i] == MESSAGE_HANDSHAKE_RESPONSE)
-			handshakes++;
+		const struct udp_msg *m = &d->rx_msgs[i];
+
+		for (off = 0; off < m->len; off += len) {
+			len = receive_next(m, off);
+			handshakes += receive_is_handshake(m->data + off, len);
+		}
 	}
 	receive_note_handshakes(d, handshakes, now);
 	for (i = 0; i < (unsigned int)n; i++) {
-		uint8_t *msg = d->rx[i].buf;
-		size_t len = d->rx_msgs[i].len;
+		const struct udp_msg *m = &d->rx_msgs[i];
 
-		switch (types[i]) {
-		case MESSAGE_DATA:
-			receive_data(d, msg, len, &d->rx_eps[i], now);
-			break;
-		case MESSAGE_HANDSHAKE_INITIATION:
-		case MESSAGE_HANDSHAKE_RESPONSE:
-		case MESSAGE_HANDSHAKE_COOKIE:
-			receive_handshake(d, types[i], msg, len, &d->rx_eps[i], now);
-			break;
-		case MESSAGE_INVALID:
-		default:
-			d->stats.rx_invalid++;
-			log_packet(LOG_LEVEL_DEBUG, "invalid datagram of %zu bytes dropped", len);
-			break;
+		for (off = 0; off < m->len; off += len) {
+			len = receive_next(m, off);
+			receive_one(d, m->data + off, len, m->ep, now);
 		}
 	}
-	/* The slots are reused by the next batch: the group goes out now. */
+	/* The buffers are reused by the next batch: the group goes out now. */
 	receive_flush(d);
 }

@@ -14,7 +14,7 @@
 /* Socket buffers: room for bursts of a few hundred full-size datagrams. */
 #define UDP_SOCKBUF (4 << 20)
 
-#define UDP_CMSG_SPACE (CMSG_SPACE(sizeof(struct in6_pktinfo)) + CMSG_SPACE(sizeof(uint16_t)))
+#define UDP_CMSG_SPACE (CMSG_SPACE(sizeof(struct in6_pktinfo)) + CMSG_SPACE(sizeof(int)))
 /* UDP GSO: segments per send (the kernel's UDP_MAX_SEGMENTS is >= 64) and
  * bytes per send (one IP packet's worth, with room for the headers). */
 #define UDP_GSO_MAX_SEGMENTS 64
@@ -103,6 +103,14 @@ static bool udp_probe_gso(int fd)
 	return setsockopt(fd, SOL_UDP, UDP_SEGMENT, &zero, sizeof(zero)) == 0;
 }
 
+/* Lets the kernel hand us runs of datagrams in one receive (Linux >= 5.0). */
+static bool udp_enable_gro(int fd)
+{
+	int one = 1;
+
+	return fd < 0 || setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof(one)) == 0;
+}
+
 static int udp_bound_port(int fd)
 {
 	union udp_addr a;
@@ -154,6 +162,7 @@ static int udp_try_open(struct udp *u, uint16_t port, uint32_t fwmark)
 	u->port = port;
 	u->fwmark = fwmark;
 	u->gso = udp_probe_gso(fd4 >= 0 ? fd4 : fd6);
+	u->gro = udp_enable_gro(fd4) && udp_enable_gro(fd6);
 	return 0;
 }
 
@@ -231,14 +240,22 @@ void endpoint_format(const struct endpoint *ep, char *buf, size_t size)
 	}
 }
 
-/* The local address a datagram arrived on, from its control messages. */
-static void udp_read_pktinfo(struct msghdr *mh, struct endpoint *ep)
+/* The local address a datagram arrived on, and the GRO segment size. */
+static void udp_read_control(struct msghdr *mh, struct udp_msg *msg)
 {
+	struct endpoint *ep = msg->ep;
 	struct cmsghdr *c;
 
 	endpoint_clear_src(ep);
+	msg->seg = 0;
 	for (c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
-		if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO &&
+		if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(int))) {
+			int seg;
+
+			memcpy(&seg, CMSG_DATA(c), sizeof(seg));
+			msg->seg = seg > 0 ? (size_t)seg : 0;
+		} else if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO &&
 		    c->cmsg_len >= CMSG_LEN(sizeof(struct in_pktinfo))) {
 			struct in_pktinfo pi;
 
@@ -294,7 +311,7 @@ int udp_recv(struct udp *u, int family, struct udp_msg *msgs, unsigned int n)
 			memcpy(&ep->addr, mh->msg_name, mh->msg_namelen);
 		if (ep->addr.sa.sa_family != AF_INET && ep->addr.sa.sa_family != AF_INET6)
 			msgs[i].len = 0;
-		udp_read_pktinfo(mh, ep);
+		udp_read_control(mh, &msgs[i]);
 	}
 	return got;
 }

@@ -19,6 +19,9 @@
 
 /* Datagrams per recvmmsg()/sendmmsg() call. */
 #define UDP_BATCH 64
+/* With UDP GRO: receive buffers per recvmmsg() call, and their size. */
+#define UDP_GRO_BATCH 8
+#define UDP_GRO_BUF_SIZE 65536
 
 union udp_addr {
 	struct sockaddr sa;
@@ -40,6 +43,8 @@ struct endpoint {
 struct udp_msg {
 	uint8_t *data;
 	size_t len;		/* recv: capacity in, length out */
+	size_t seg;		/* recv: datagrams of this size back to back (the
+				   last may be shorter), 0 if only one */
 	struct endpoint *ep;	/* recv: filled; send: where and from where */
 };
 
@@ -50,6 +55,7 @@ struct udp {
 	uint16_t port;		/* the bound port (chosen by the kernel for 0) */
 	uint32_t fwmark;
 	bool gso;		/* UDP_SEGMENT works: equal-sized runs in one send */
+	bool gro;		/* UDP_GRO is on: a receive may hold many datagrams */
 };
 
 /* Opens and binds both sockets on port (0 = random); 0 or -errno. */
