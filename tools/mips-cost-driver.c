@@ -3,7 +3,8 @@
  * Fixed workloads whose cost tools/mips-cost measures with
  * ../shared/tools/mips-count/count.sh (exact qemu instruction counts and a
  * 24K-family stall estimate).  Each cost_* function is one measured call,
- * kept out of line so that the counter can find its entry and return:
+ * kept out of line and uncloned (gcc's noipa) so that the counter finds it
+ * by name:
  *   cost_chacha20   ChaCha20 over 4096 bytes (64 blocks), chacha20_xor()
  *   cost_poly1305   Poly1305 over 4096 bytes (256 blocks), poly1305_update()
  *   cost_seal       ChaCha20-Poly1305 seal of a 1420-byte packet, no AD,

@@ -158,7 +158,7 @@
 	.ent	chacha20_mips_xor
 chacha20_mips_xor:
 	.frame	SP, FRAME, RA
-	.mask	0xc0ff0000, -8
+	.mask	0xc0ff0000, SAVE + 36 - FRAME
 	beqz	END, .Lreturn_empty
 	addiu	SP, SP, -FRAME		/* (delay slot: undone on that path) */
 	sw	$16, SAVE + 0(SP)

@@ -264,6 +264,7 @@
 	.ent	poly1305_mips_blocks
 poly1305_mips_blocks:
 	.frame	SP, FRAME, $31
+	.mask	0x40ff0000, 32 - FRAME
 	ins	END, ZERO, 0, 4		/* whole blocks only */
 	beqz	END, .Lempty
 	addu	END, IN, END
