@@ -146,6 +146,9 @@ static void device_on_netlink(struct loop_fd *h, uint32_t revents)
 	}
 	if (ev.mtu && ev.mtu != d->mtu) {
 		log_info("MTU of %s is now %u", d->tun.name, ev.mtu);
+		if (ev.mtu > PACKET_MAX_INNER)
+			log_error("MTU %u exceeds the largest packet wgd carries (%d); larger packets are dropped",
+				  ev.mtu, PACKET_MAX_INNER);
 		d->mtu = ev.mtu;
 	}
 	if (ev.has_flags)
