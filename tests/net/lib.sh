@@ -6,11 +6,13 @@
 # configured with Debian's wg), and cleanup that always runs.
 #
 # Source it from a bash script, then call nt_init ID (two letters, unique per
-# test).  Everything it creates is named after ID and the shell's PID, so two
-# runs never collide: namespaces "nt<ID><n><side>", veths "ntv<ID><n><side>",
-# WireGuard interfaces "ntwg<ID><n><side>" (at most 15 characters, the kernel's
-# IFNAMSIZ - 1).  /var/run/wireguard is shared by every namespace, which is why
-# the interface names themselves must be unique.
+# test).  Everything it creates is named after ID and the shell's PID modulo
+# 1000 (n), so that runs of different tests, or of one test from two build
+# directories, do not collide: namespaces "nt<ID><n><side>", veths
+# "ntv<ID><n><side>", WireGuard interfaces "ntwg<ID><n><side>" (side: one or
+# two characters; at most 15 in all, the kernel's IFNAMSIZ - 1).
+# /var/run/wireguard is shared by every namespace, which is why the interface
+# names themselves must be unique.
 #
 # Addresses exist only inside the namespaces: the outer (veth) network is
 # 192.0.2.0/24 and fd00:1::/64, the inner (tunnel) network 198.51.100.0/24 and
@@ -38,6 +40,7 @@ NT_NAMESPACES=()
 NT_PIDS=()			# every background process we started
 NT_IFACES=()			# every WireGuard interface name we used
 NT_RUN=0			# incremented by each nt_teardown; names the logs
+NT_BAD=0			# set when a daemon ended badly at teardown
 declare -A NT_NS		# interface -> namespace
 # shellcheck disable=SC2034 # read by the test scripts
 declare -A NT_IMPL		# interface -> program running it
@@ -158,7 +161,33 @@ nt_stop_pid() {
 	return 0
 }
 
-# nt_teardown: stop daemons and helpers by their PIDs, delete the namespaces
+# nt_stop_daemon IF: SIGTERM to the interface's daemon, which must end
+# within 5 s, with status 0 if it is our child (started with -f); a daemon
+# that crashed earlier shows here too.  Failures are recorded in NT_BAD.
+nt_stop_daemon() {
+	local ifc=$1 pid=${NT_DPID[$1]:-} st
+	[ -n "$pid" ] || return 0
+	if ! nt_gone "$pid"; then
+		kill -TERM "$pid" 2>/dev/null
+		if ! nt_wait_gone "$pid" 5; then
+			kill -KILL "$pid" 2>/dev/null
+			nt_wait_gone "$pid" 2
+			echo "FAIL: $ifc's daemon (pid $pid) did not exit within 5 s of SIGTERM" >&2
+			NT_BAD=1
+		fi
+	fi
+	wait "$pid" 2>/dev/null
+	st=$?
+	# 127: not our child (a daemon that went to the background) or reaped
+	# already by the test itself.
+	if [ "$st" != 0 ] && [ "$st" != 127 ]; then
+		echo "FAIL: $ifc's daemon (pid $pid) exited with status $st" >&2
+		NT_BAD=1
+	fi
+	return 0
+}
+
+# nt_teardown: stop helpers and daemons by their PIDs, delete the namespaces
 # (and with them the veths) and the socket files.  Logs stay until exit; the
 # next daemons log under a new run number.
 nt_teardown() {
@@ -167,8 +196,7 @@ nt_teardown() {
 		nt_stop_pid "$pid"
 	done
 	for ifc in "${NT_IFACES[@]}"; do
-		pid=${NT_DPID[$ifc]:-}
-		[ -n "$pid" ] && nt_stop_pid "$pid"
+		nt_stop_daemon "$ifc"
 	done
 	for ns in "${NT_NAMESPACES[@]}"; do
 		ip netns del "$ns" 2>/dev/null
@@ -189,6 +217,7 @@ nt_cleanup() {
 	local rc=$? log
 	trap - EXIT INT TERM
 	nt_teardown
+	[ "$NT_BAD" = 1 ] && [ "$rc" != 77 ] && rc=1
 	if [ -n "$NT_TMP" ] && [ -d "$NT_TMP" ]; then
 		for log in "$NT_TMP"/*.log; do
 			[ -e "$log" ] || continue
