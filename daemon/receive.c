@@ -30,13 +30,15 @@
 /*
  * Under load (reference §9): the kernel measures its handshake queue; we
  * have no queue, so we measure the backlog directly: a recvmmsg() batch
- * that is mostly handshake messages, or more than UNDER_LOAD_QUEUE_LEN of
- * them within a second.  Either keeps the device under load for
- * UNDER_LOAD_AFTER_TIME.
+ * with RECEIVE_LOAD_BATCH handshake messages, or a full batch (the socket
+ * is backed up) of which half are handshake messages, or more than
+ * UNDER_LOAD_QUEUE_LEN of them within a second.  Any keeps the device
+ * under load for UNDER_LOAD_AFTER_TIME.
  */
 #define RECEIVE_LOAD_BATCH (PACKET_BATCH / 4)
 
-static void receive_note_handshakes(struct device *d, unsigned int count, uint64_t now)
+static void receive_note_handshakes(struct device *d, unsigned int count, unsigned int received,
+				    bool full, uint64_t now)
 {
 	if (!count)
 		return;
@@ -45,7 +47,8 @@ static void receive_note_handshakes(struct device *d, unsigned int count, uint64
 		d->load_count = 0;
 	}
 	d->load_count += count;
-	if (count >= RECEIVE_LOAD_BATCH || d->load_count >= UNDER_LOAD_QUEUE_LEN)
+	if (count >= RECEIVE_LOAD_BATCH || (full && 2 * count >= received) ||
+	    d->load_count >= UNDER_LOAD_QUEUE_LEN)
 		d->under_load_until = now + WG_SECONDS(UNDER_LOAD_AFTER_TIME);
 }
 
@@ -350,7 +353,7 @@ void receive_udp_readable(struct device *d, int family)
 {
 	unsigned int i, entries = d->udp.gro ? UDP_GRO_BATCH : PACKET_BATCH;
 	size_t size = d->udp.gro ? UDP_GRO_BUF_SIZE : PACKET_BUF_SIZE, off, len;
-	unsigned int handshakes = 0;
+	unsigned int handshakes = 0, datagrams = 0;
 	uint64_t now;
 	int n;
 
@@ -375,9 +378,10 @@ void receive_udp_readable(struct device *d, int family)
 		for (off = 0; off < m->len; off += len) {
 			len = receive_next(m, off);
 			handshakes += receive_is_handshake(m->data + off, len);
+			datagrams++;
 		}
 	}
-	receive_note_handshakes(d, handshakes, now);
+	receive_note_handshakes(d, handshakes, datagrams, (unsigned int)n == entries, now);
 	for (i = 0; i < (unsigned int)n; i++) {
 		const struct udp_msg *m = &d->rx_msgs[i];
 
