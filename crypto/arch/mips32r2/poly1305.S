@@ -23,25 +23,29 @@
  *   d3 = a0 r3 + a1 r2 + a2 r1 + a3 r0 + a4 s3
  *   d4 = l r0
  * Bounds: a_i < 2^32, so each d_i < 4 2^60.33 + 2^31 2^28.33 < 2^62.6 and,
- * with the carry and a message word added below, still < 2^64: each d_i is
- * one multu + four/five maddu chain in HI:LO, never a 64-bit add in GPRs.
- * hi(d3) < 2^30.6, so the next a4 = hi(d3) + l r0 + padbit < 2^31.
+ * with the carry, a message word and (d3) the top terms below added, still
+ * < 2^64: each d_i is one multu + maddu chain in HI:LO, never a 64-bit add
+ * in GPRs.  hi(d3) < 2^30.6, so the next a4 < 2^31.
  *
  * Fused carries and message addition: the carry chain of the product and the
  * addition of the NEXT message block are one: h_i = lo(d_i + c_{i-1} + m_i),
  * c_i = hi(...), with the carry and the message word entering the
  * accumulator as "maddu x, ONE".  So the next block needs no add-with-carry
- * chain in GPRs, and a block costs 27 multiply-accumulates, 8 mflo/mfhi,
- * 4 loads and 10 other instructions (49 on little-endian aligned input).
+ * chain in GPRs.  The top word is fused the same way: the next
+ * a4 = hi(d3) + l r0 + padbit is hi(d3 + (l r0 + padbit) 2^32), and both
+ * terms enter d3 as products of two 32-bit registers: l r0 2^32 =
+ * (l << 30)(r0 << 2), padbit 2^32 = (padbit << 16)^2 (padbit is 0 or 1).
+ * The mfhi that ends d3 is then the next a4 itself.  A block costs 29
+ * multiply-accumulates, 8 mflo/mfhi, 4 loads and 6 other instructions: 47 on
+ * little-endian aligned input (+4 unaligned, +8 big-endian byte swaps).
  *
  * Scheduling (24K/34K/1004K: mflo/mfhi -> use 5 cycles, load -> use 2,
- * maddu back to back): the one loop-carried chain is hi(d3) -> a4 -> k, l;
- * it is hidden behind the first four products of d0, and each carry c_i is
- * consumed last in d_{i+1}.  The accumulator is free only between two d_i,
- * so "l r0 + padbit" is computed there, a block ahead of its use.  The loop
- * is unrolled twice so that the new h (set Y) and the old a (set X) live in
- * different registers without moves.  Nothing is spilled: no secret touches
- * the stack (the frame holds only the caller's s0-s7 and fp).
+ * maddu back to back): the one loop-carried chain is hi(d3) -> a4 -> 5k; it
+ * is hidden behind the first products of d0 (and the loop branch), with
+ * "maddu 5k, r0" last in d0, and each carry c_i is consumed last in d_{i+1}.
+ * The loop is unrolled twice so that the new h (set Y) and the old a (set X)
+ * live in different registers without moves.  Nothing is spilled: no secret
+ * touches the stack (the frame holds only the caller's s0-s7 and fp).
  *
  * Message words: lw on word-aligned input, lwr/lwl otherwise (chosen once per
  * call); on big-endian a byte swap (wsbh, rotr 16) makes them little-endian.
@@ -72,9 +76,9 @@
 #define B2	$22
 #define B3	$23
 #define H4	$24	/* a4 */
-#define L	$25	/* a4 & 3, then scratch */
-#define K5	$2	/* 5 (a4 >> 2) */
-#define T	$3	/* l r0 + padbit for the next a4 */
+#define L	$25	/* (a4 & 3) << 30, and scratch */
+#define K5	$2	/* 5 (a4 >> 2), and scratch */
+#define R0X4	$3	/* r0 << 2 */
 #define C	$1	/* carry c_i = hi(d_i), and scratch */
 #define M	$30	/* message word */
 #define SP	$29
@@ -106,31 +110,27 @@
 /*
  * One block: x <- (x + previous message) r, fused with y = lo(...) + next
  * message.  Slot 0 ("multu x0, R0") sits in the delay slot of the branch
- * before.  On entry: x0..x3, T, C with a4 = T + C (the mfhi of C two slots
- * back), IN at the next message block.  The loop branch is `br` to `target`.
+ * before.  On entry: x0..x3, and H4 = a4 from the mfhi two slots back; IN at
+ * the next message block.  The loop branch is `br` to `target`.
  */
 .macro	BLOCK x0, x1, x2, x3, y0, y1, y2, y3, ua, br, target
 	LDM	M, 0, \ua
 	maddu	\x1, S3
-	maddu	\x2, S2
-	addu	H4, T, C		/* a4 */
-	maddu	\x3, S1
-	andi	L, H4, 3		/* l */
 	srl	K5, H4, 2		/* k */
-	subu	C, H4, L		/* 4k */
+	maddu	\x2, S2
+	sll	C, K5, 2		/* 4k */
+	maddu	\x3, S1
+	addu	K5, K5, C		/* 5k */
 	MSWAP(M)
 	maddu	M, ONE
-	addu	K5, K5, C		/* 5k */
-	LDM	M, 4, \ua
+	sll	L, H4, 30		/* l << 30 */
 	maddu	K5, R0
+	LDM	M, 4, \ua
 	mflo	\y0			/* d0 done */
 	mfhi	C
-	multu	L, R0			/* the accumulator is free: l r0 + padbit */
-	maddu	PAD, ONE
-	mflo	T
-	MSWAP(M)
 	multu	\x0, R1
 	maddu	\x1, R0
+	MSWAP(M)
 	maddu	\x2, S3
 	maddu	\x3, S2
 	maddu	H4, S1
@@ -139,9 +139,9 @@
 	LDM	M, 8, \ua
 	mflo	\y1			/* d1 done */
 	mfhi	C
-	MSWAP(M)
 	multu	\x0, R2
 	maddu	\x1, R1
+	MSWAP(M)
 	maddu	\x2, R0
 	maddu	\x3, S3
 	maddu	H4, S2
@@ -150,17 +150,19 @@
 	LDM	M, 12, \ua
 	mflo	\y2			/* d2 done */
 	mfhi	C
-	MSWAP(M)
 	multu	\x0, R3
 	maddu	\x1, R2
+	MSWAP(M)
 	maddu	\x2, R1
 	maddu	\x3, R0
 	maddu	H4, S3
 	maddu	M, ONE
 	maddu	C, ONE
+	maddu	L, R0X4			/* + l r0 2^32 */
+	maddu	PAD, PAD		/* + padbit 2^32 */
 	addiu	IN, IN, 16
 	mflo	\y3			/* d3 done */
-	mfhi	C
+	mfhi	H4			/* the next a4 */
 	\br	IN, END, \target
 	multu	\y0, R0			/* slot 0 of the next block */
 .endm
@@ -172,17 +174,14 @@
 .macro	LAST x0, x1, x2, x3, y0, y1, y2, y3
 	maddu	\x1, S3
 	maddu	\x2, S2
-	addu	H4, T, C
-	maddu	\x3, S1
-	andi	L, H4, 3
 	srl	K5, H4, 2
-	subu	C, H4, L
+	maddu	\x3, S1
+	sll	C, K5, 2
+	sll	L, H4, 30
 	addu	K5, K5, C
 	maddu	K5, R0
 	mflo	\y0
 	mfhi	C
-	multu	L, R0
-	mflo	T
 	multu	\x0, R1
 	maddu	\x1, R0
 	maddu	\x2, S3
@@ -205,13 +204,13 @@
 	maddu	\x3, R0
 	maddu	H4, S3
 	maddu	C, ONE
+	maddu	L, R0X4
 	mflo	\y3
-	mfhi	C
+	mfhi	H4
 	sw	\y0, 0(CORE)
 	sw	\y1, 4(CORE)
 	sw	\y2, 8(CORE)
 	sw	\y3, 12(CORE)
-	addu	H4, T, C
 	b	.Lreturn
 	sw	H4, 16(CORE)
 .endm
@@ -248,8 +247,9 @@
 	addu	A3, A3, B3
 	sltu	K5, A3, B3
 	or	C, L, K5
-	addu	T, H4, C		/* a4 = T + C as BLOCK expects */
-	move	C, PAD
+	addu	H4, H4, C
+	addu	H4, H4, PAD		/* a4 */
+	sll	PAD, PAD, 16		/* maddu PAD, PAD adds padbit 2^32 */
 	beq	IN, END, 3f
 	multu	A0, R0
 1:	BLOCK	A0, A1, A2, A3, B0, B1, B2, B3, \ua, beq, 2f
@@ -290,6 +290,7 @@ poly1305_mips_blocks:
 	lw	S1, 36(CORE)
 	lw	S2, 40(CORE)
 	lw	S3, 44(CORE)
+	sll	R0X4, R0, 2
 	andi	C, IN, 3
 	bnez	C, .Lunaligned
 	li	ONE, 1
