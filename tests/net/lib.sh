@@ -25,6 +25,7 @@
 #   NT_KEEP=1  do not remove the temporary directory (daemon logs) at exit
 #   NT_LOG_LEVEL  LOG_LEVEL for daemons started with nt_daemon (default verbose)
 #   NT_WRAP_WGD  a command nt_daemon runs wgd under (e.g. valgrind and options)
+#   NT_QUIET=1 no progress details (which daemon started where)
 
 set -u
 
@@ -54,6 +55,8 @@ NT_PY=python3
 [ -x /usr/bin/python3 ] && NT_PY=/usr/bin/python3
 
 nt_log() { printf '%s\n' "$*"; }
+# nt_note MSG: progress detail, silenced by NT_QUIET=1 (the demo).
+nt_note() { [ "${NT_QUIET:-0}" = 1 ] || printf '%s\n' "$*"; }
 nt_ok() { printf 'ok: %s\n' "$*"; }
 
 # nt_fail MSG: the test failed; cleanup runs from the EXIT trap.
@@ -315,7 +318,7 @@ nt_daemon() {
 		nt_gone "$pid" && nt_fail "$prog -f $ifc exited at start"
 		nt_fail "$prog -f $ifc: control socket not answering after ${NT_TIMEOUT}s"
 	fi
-	nt_log "started $3 ($prog) as $ifc in $ns, pid $pid"
+	nt_note "started $3 ($prog) as $ifc in $ns, pid $pid"
 }
 
 # nt_find_daemon PROG IF: the PID of a daemonized "PROG IF" (the process that
@@ -353,7 +356,7 @@ nt_daemon_bg() {
 	done
 	[ -n "$pid" ] || nt_fail "cannot find the background process of '$prog $ifc'"
 	NT_DPID[$ifc]=$pid
-	nt_log "started $3 ($prog) in the background as $ifc in $ns, pid $pid"
+	nt_note "started $3 ($prog) in the background as $ifc in $ns, pid $pid"
 }
 
 # nt_keys IF: a key pair for the interface (made once per test and name).
