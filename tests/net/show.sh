@@ -102,6 +102,11 @@ scenario() {
 			nt_wg "$IF_A" show "$IF_A" "$v"
 		fi | "$NT_PY" -c "$NORM" "$v" >"$out/$v" || nt_fail "wg show $IF_A $v ($role)"
 	done
+	nt_wg "$IF_A" show interfaces | tr ' ' '\n' | grep -qx "$IF_A" ||
+		nt_fail "wg show interfaces does not list $IF_A ($role)"
+	nt_wg "$IF_A" show all dump | awk -F'\t' -v i="$IF_A" '$1 == i' | cut -f2- |
+		"$NT_PY" -c "$NORM" dump >"$out/all-dump" || nt_fail "wg show all dump ($role)"
+	[ "$(grep -c . "$out/all-dump")" = 3 ] || nt_fail "wg show all dump: not 3 lines for $IF_A ($role)"
 	nt_gone "${NT_DPID[$IF_A]}" && nt_fail "$role died"
 	nt_teardown
 }
@@ -120,13 +125,17 @@ awk -F'\t' 'NR > 1 && $2 != "(none)" && $3 == "192.0.2.2:51820" && $5 == "RECENT
 	nt_fail "reference dump lacks the expected peer line: $(cat "$NT_TMP/ref/dump")"
 
 status=0
-for v in show showconf $VIEWS; do
+for v in show showconf all-dump $VIEWS; do
 	if ! diff -u "$NT_TMP/ref/$v" "$NT_TMP/wgd/$v" >"$NT_TMP/diff" 2>&1; then
 		echo "FAIL: 'wg $v' differs (- wireguard-go, + wgd):" >&2
 		cat "$NT_TMP/diff" >&2
 		status=1
 	else
-		nt_ok "wg ${v/dump/show dump} matches"
+		case "$v" in
+		show | showconf) nt_ok "wg $v matches" ;;
+		all-dump) nt_ok "wg show all dump matches" ;;
+		*) nt_ok "wg show IF $v matches" ;;
+		esac
 	fi
 done
 [ "$status" = 0 ] || nt_fail "wg shows wgd differently from wireguard-go"
