@@ -172,7 +172,12 @@ static unsigned int send_vnet_packet(struct device *d, size_t n, uint64_t now)
 	return 1;
 }
 
-/* Reads one packet; its count of inner packets, 0 when none, or -errno. */
+/*
+ * Reads one packet from the TUN device and sends it on its way.  Returns
+ * a positive count of the work done (segments, plus one for the read, so
+ * that a dropped packet still counts), 0 when nothing was waiting, or
+ * -errno.
+ */
 static int send_read_one(struct device *d, uint64_t now)
 {
 	ssize_t r;
