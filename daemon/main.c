@@ -19,10 +19,13 @@
 #include <getopt.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "crypto/selftest.h"
@@ -60,7 +63,8 @@ static void usage(FILE *f, const char *prog)
 		"  -h, --help         this text\n"
 		"  -v, --version      the version\n"
 		"\n"
-		"Environment: LOG_LEVEL, WG_PROCESS_FOREGROUND=1 (as -f), WGD_RUN_DIR.\n",
+		"Environment: LOG_LEVEL, WG_PROCESS_FOREGROUND=1 (as -f), WGD_RUN_DIR,\n"
+		"NOTIFY_SOCKET (systemd Type=notify: READY=1 once serving).\n",
 		prog, prog);
 }
 
@@ -172,6 +176,36 @@ static void report(int fd, const char *msg)
 	close(fd);
 }
 
+/*
+ * systemd's readiness protocol (sd_notify(3)): one datagram of KEY=VALUE
+ * lines to $NOTIFY_SOCKET, a path or, with a leading '@', an abstract
+ * name.  Without the variable it does nothing; a unit with Type=notify and
+ * `wgd -f IFNAME` is then started once the control socket serves.
+ */
+static void notify_systemd(const char *state)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	size_t len;
+	int fd;
+
+	if (!path || (path[0] != '/' && path[0] != '@'))
+		return;
+	len = strlen(path);
+	if (len >= sizeof(sa.sun_path))
+		return;
+	memcpy(sa.sun_path, path, len);
+	if (path[0] == '@')
+		sa.sun_path[0] = '\0';
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	if (sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&sa,
+		   (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) < 0)
+		log_debug("sd_notify: %s", strerror(errno));
+	close(fd);
+}
+
 static void detach_stdio(void)
 {
 	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -207,9 +241,11 @@ static int serve(const struct options *o, struct device *dev, struct tun *tun,
 	}
 	log_info("serving %s on control socket %s", o->ifname, control_path(control));
 	report(report_fd, NULL);
+	notify_systemd("READY=1");
 	if (report_fd >= 0)
 		detach_stdio();
 	ret = device_run(dev);
+	notify_systemd("STOPPING=1");
 	device_stop(dev);
 	if (o->pid_file)
 		unlink(o->pid_file);
