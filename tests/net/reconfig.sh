@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Reconfiguring keys on a running wgd (side a; b is wireguard-go), as the
+# kernel and wireguard-go do it:
+# - a peer with wgd's own public key is ignored;
+# - a new private key ends the sessions (b, which still expects the old
+#   public key, gets no more traffic) and removes a peer whose public key is
+#   the new one; once b knows the new key, a new handshake carries traffic;
+# - a preshared key that differs from b's makes handshakes fail; the same
+#   key on both sides makes them work again.
+
+. "$(dirname "$0")/lib.sh"
+
+nt_init rc
+nt_pair wgd wireguard-go
+nt_endpoint "$IF_A" 4
+nt_ping "$IF_A" 198.51.100.2 || nt_fail "ping a -> b"
+old_pub=${NT_PUB[$IF_A]}
+
+nt_wg "$IF_A" set "$IF_A" peer "$old_pub" allowed-ips 10.5.0.0/16 || nt_fail "wg set own key as peer"
+nt_wg "$IF_A" show "$IF_A" peers | grep -qxF "$old_pub" && nt_fail "wgd accepted its own public key as a peer"
+nt_ok "a peer with wgd's own public key is ignored"
+
+(umask 077 && wg genkey >"$NT_TMP/new.key") || nt_fail "wg genkey"
+new_pub=$(wg pubkey <"$NT_TMP/new.key")
+nt_wg "$IF_A" set "$IF_A" peer "$new_pub" allowed-ips 10.6.0.0/16 || nt_fail "wg set peer with the new key"
+hs0=$(nt_handshake_ns "$IF_A")
+nt_wg "$IF_A" set "$IF_A" private-key "$NT_TMP/new.key" || nt_fail "wg set private-key"
+[ "$(nt_wg "$IF_A" show "$IF_A" public-key)" = "$new_pub" ] || nt_fail "public key not updated"
+nt_wg "$IF_A" show "$IF_A" peers | grep -qxF "$new_pub" &&
+	nt_fail "the peer with the new public key was not removed"
+nt_wg "$IF_A" show "$IF_A" peers | grep -qxF "${NT_PUB[$IF_B]}" || nt_fail "peer b is gone"
+nt_noping "$IF_A" 198.51.100.2 || nt_fail "traffic still flows to b, which knows only the old key"
+nt_ok "new private key: public key updated, the peer with it removed, old session ended"
+
+nt_wg "$IF_B" set "$IF_B" peer "$old_pub" remove || nt_fail "b: remove old key"
+nt_wg "$IF_B" set "$IF_B" peer "$new_pub" allowed-ips 198.51.100.1/32,fd00:2::1/128 || nt_fail "b: new key"
+nt_ping "$IF_A" 198.51.100.2 || nt_fail "no traffic after b learned the new key"
+nt_ping "$IF_B" fd00:2::1 -6 || nt_fail "no traffic b -> a after b learned the new key"
+[ "$(nt_handshake_ns "$IF_A")" != "$hs0" ] || nt_fail "no new handshake with the new key"
+nt_ok "with the new key on both sides, a new handshake; traffic both ways"
+
+(umask 077 && wg genpsk >"$NT_TMP/psk1" && wg genpsk >"$NT_TMP/psk2") || nt_fail "wg genpsk"
+nt_wg "$IF_B" set "$IF_B" peer "$new_pub" preshared-key "$NT_TMP/psk1" || nt_fail "b: psk"
+# Remove and re-add b on a, so the next packet needs a new handshake.
+nt_wg "$IF_A" set "$IF_A" peer "${NT_PUB[$IF_B]}" remove || nt_fail "a: remove b"
+nt_wg "$IF_A" set "$IF_A" peer "${NT_PUB[$IF_B]}" preshared-key "$NT_TMP/psk2" \
+	allowed-ips 198.51.100.2/32,fd00:2::2/128 endpoint 192.0.2.2:$NT_PORT || nt_fail "a: b with psk2"
+nt_noping "$IF_A" 198.51.100.2 || nt_fail "a handshake succeeded with different preshared keys"
+[ "$(nt_handshake "$IF_A")" = 0 ] || nt_fail "a reports a handshake with different preshared keys"
+nt_wg "$IF_A" set "$IF_A" peer "${NT_PUB[$IF_B]}" preshared-key "$NT_TMP/psk1" || nt_fail "a: psk1"
+nt_ping "$IF_A" 198.51.100.2 || nt_fail "no traffic with equal preshared keys"
+nt_ok "different preshared keys: no handshake; equal: traffic"
+nt_gone "${NT_DPID[$IF_A]}" && nt_fail "wgd died"
+echo "PASS"
