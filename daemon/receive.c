@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The inbound path, one recvmmsg() batch per wakeup:
+ * The inbound path, one recvmmsg() batch per wakeup (64 datagrams, or 8
+ * UDP GRO runs of datagrams taken one by one where they lie):
  *
  *   each datagram is checked once at the edge by length and type
  *   (message_classify(), reference §2), then
@@ -12,10 +13,12 @@
  *     keypair by receiver index -> open in place -> replay window (in
  *     noise_open) -> roaming endpoint update -> key confirmation -> timers
  *     -> keepalive? -> inner IP length checks and trimming -> allowed-IPs
- *     source check against the decrypting peer -> TUN write
+ *     source check against the decrypting peer -> TUN write (TCP segments
+ *     of one flow merged into one write, see gso.h)
  *
- * Nothing unauthenticated changes any state, and nothing unauthenticated is
- * answered except by a cookie reply under load (WP §5.1).
+ * Nothing unauthenticated changes protocol state (it only counts towards
+ * "under load"), and nothing unauthenticated is answered except by a cookie
+ * reply under load (WP §5.1).
  */
 #include <errno.h>
 #include <string.h>
