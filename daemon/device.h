@@ -97,7 +97,8 @@ struct device {
 	struct device_stats stats;
 
 	/* the data path's preallocated slots */
-	uint8_t tun_buf[GSO_VNET_HDR_LEN + GSO_MAX_PACKET];	/* one TUN read */
+	/* one TUN read; one byte more than the largest packet, to see truncation */
+	uint8_t tun_buf[GSO_VNET_HDR_LEN + GSO_MAX_PACKET + 1];
 	unsigned int tx_count;		/* sealed slots waiting for sendmmsg */
 	struct packet tx[PACKET_BATCH];
 	struct udp_msg tx_msgs[PACKET_BATCH];

@@ -154,8 +154,11 @@ static unsigned int send_vnet_packet(struct device *d, size_t n, uint64_t now)
 	size_t len = n - GSO_VNET_HDR_LEN;
 	struct gso_hdr h;
 
-	if (n < GSO_VNET_HDR_LEN)
+	if (n < GSO_VNET_HDR_LEN || n == sizeof(d->tun_buf)) {
+		/* no header, or larger than an IP packet can be: cut short */
+		d->stats.tx_bad_packet++;
 		return 0;
+	}
 	gso_hdr_parse(&h, d->tun_buf);
 	if (h.gso_type != VIRTIO_NET_HDR_GSO_NONE)
 		return send_super_packet(d, pkt, len, &h, now);
