@@ -17,6 +17,11 @@
  * crypto_aead_chacha20poly1305_ietf_encrypt in the same run, and the ratio
  * ours/libsodium is printed per size.
  *
+ * ChaCha20 and the AEAD are timed with the generic C core first (the bar of
+ * the crypto foundation issue is set on it), then, where crypto/arch has a
+ * core chosen at run time (x86-64: AVX2), with the core chacha20_xor()
+ * dispatches to, and the ratio to libsodium is printed for both.
+ *
  * Usage: bench-crypto [-r REPS] [-s SIZE]...   (default 31 reps, all sizes)
  */
 #include <sodium.h>
@@ -26,6 +31,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "crypto/arch/glue.h"
 #include "crypto/blake2s.h"
 #include "crypto/chacha20.h"
 #include "crypto/chacha20poly1305.h"
@@ -153,6 +159,23 @@ static double measure_ratio(bench_fn a, bench_fn b, size_t len, size_t idx, int 
 	return median(ratio, reps);
 }
 
+/*
+ * Which ChaCha20 core chacha20_xor() (and so the AEAD) uses from now on,
+ * and its name.  Without a run-time choice in crypto/arch there is one core.
+ */
+enum bench_core { CORE_NONE = -1, CORE_GENERIC, CORE_DISPATCHED };
+
+static const char *select_core(enum bench_core c)
+{
+#if defined(WGD_ASM_X86_64)
+	if (c == CORE_NONE)
+		return "";
+	return chacha20_x86_use_avx2(c == CORE_DISPATCHED) ? "AVX2" : "generic C";
+#else
+	return c == CORE_NONE ? "" : "generic C";
+#endif
+}
+
 /* ---- the operations, one packet each ---- */
 
 static void op_chacha20(size_t len, size_t idx)
@@ -255,6 +278,7 @@ struct series {
 	const char *direction;
 	int key_bits;	/* 0: no key */
 	bench_fn fn;
+	enum bench_core core;	/* the ChaCha20 core to time it with, if any */
 	struct result res[N_SIZES];
 };
 
@@ -280,14 +304,40 @@ static void print_line(unsigned int n, int key_bits, size_t len, const struct re
 static void run_series(struct series *s, const size_t *sizes, const size_t *idx, size_t n,
 		       int reps)
 {
+	const char *core = select_core(s->core);
 	size_t i;
 
-	printf("\ntesting speed of %s (%s)%s%s\n", s->algorithm, s->driver,
-	       s->direction[0] ? " " : "", s->direction);
+	printf("\ntesting speed of %s (%s%s%s)%s%s\n", s->algorithm, s->driver,
+	       core[0] ? ", " : "", core, s->direction[0] ? " " : "", s->direction);
 	for (i = 0; i < n; i++) {
 		s->res[i] = measure(s->fn, sizes[i], idx[i], reps);
 		print_line((unsigned int)i, s->key_bits, sizes[i], &s->res[i]);
 		fflush(stdout);
+	}
+}
+
+/*
+ * Throughput ratio ours/libsodium = time(libsodium) / time(ours), from the
+ * tables above and from alternating batches (less sensitive to other load
+ * on the machine), with our AEAD on the given ChaCha20 core.
+ */
+static void print_ratios(const struct series *ours, enum bench_core core,
+			 const struct series *theirs, const size_t *sizes, const size_t *idx,
+			 size_t n, int reps)
+{
+	const char *name = select_core(core);
+	size_t i;
+
+	printf("\nratio ours/libsodium, chacha20poly1305 encryption, ours with %s ChaCha20 "
+	       "(throughput; > 1.00: ours is faster)\n", name);
+	for (i = 0; i < n; i++) {
+		double r = ours->res[i].ns > 0 ? theirs->res[i].ns / ours->res[i].ns : 0;
+		double paired = measure_ratio(op_aead_encrypt, op_sodium_encrypt, sizes[i], idx[i],
+					      reps);
+
+		printf("test %2zu (256 bit key, %4zu byte blocks): ours %8.1f ns, libsodium %8.1f ns, "
+		       "ratio %.2f, paired-batch ratio %.2f\n",
+		       i, sizes[i], ours->res[i].ns, theirs->res[i].ns, r, paired);
 	}
 }
 
@@ -319,22 +369,34 @@ int main(int argc, char **argv)
 	size_t sizes[N_SIZES], idx[N_SIZES], n = 0, i;
 	int reps = 31, a;
 	struct series s[] = {
-		{ "chacha20", "chacha20_xor", "encryption", 256, op_chacha20, { { 0, 0 } } },
-		{ "poly1305", "poly1305, default core", "", 256, op_poly1305, { { 0, 0 } } },
-		{ "poly1305", "poly1305_32, 26-bit limbs", "", 256, op_poly1305_32, { { 0, 0 } } },
+		{ "chacha20", "chacha20_xor", "encryption", 256, op_chacha20, CORE_GENERIC,
+		  { { 0, 0 } } },
+		{ "poly1305", "poly1305, default core", "", 256, op_poly1305, CORE_NONE,
+		  { { 0, 0 } } },
+		{ "poly1305", "poly1305_32, 26-bit limbs", "", 256, op_poly1305_32, CORE_NONE,
+		  { { 0, 0 } } },
 #ifdef POLY1305_HAVE_64
-		{ "poly1305", "poly1305_64, 44-bit limbs", "", 256, op_poly1305_64, { { 0, 0 } } },
+		{ "poly1305", "poly1305_64, 44-bit limbs", "", 256, op_poly1305_64, CORE_NONE,
+		  { { 0, 0 } } },
 #endif
 		{ "rfc7539(chacha20,poly1305)", "chacha20poly1305_encrypt", "encryption", 256,
-		  op_aead_encrypt, { { 0, 0 } } },
+		  op_aead_encrypt, CORE_GENERIC, { { 0, 0 } } },
 		{ "rfc7539(chacha20,poly1305)", "chacha20poly1305_decrypt", "decryption", 256,
-		  op_aead_decrypt, { { 0, 0 } } },
+		  op_aead_decrypt, CORE_GENERIC, { { 0, 0 } } },
 		{ "rfc7539(chacha20,poly1305)", "libsodium crypto_aead_chacha20poly1305_ietf_encrypt",
-		  "encryption", 256, op_sodium_encrypt, { { 0, 0 } } },
-		{ "blake2s-256", "blake2s", "", 0, op_blake2s, { { 0, 0 } } },
+		  "encryption", 256, op_sodium_encrypt, CORE_NONE, { { 0, 0 } } },
+		{ "blake2s-256", "blake2s", "", 0, op_blake2s, CORE_NONE, { { 0, 0 } } },
+#if defined(WGD_ASM_X86_64)
+		{ "chacha20", "chacha20_xor", "encryption", 256, op_chacha20, CORE_DISPATCHED,
+		  { { 0, 0 } } },
+		{ "rfc7539(chacha20,poly1305)", "chacha20poly1305_encrypt", "encryption", 256,
+		  op_aead_encrypt, CORE_DISPATCHED, { { 0, 0 } } },
+		{ "rfc7539(chacha20,poly1305)", "chacha20poly1305_decrypt", "decryption", 256,
+		  op_aead_decrypt, CORE_DISPATCHED, { { 0, 0 } } },
+#endif
 	};
 	const size_t n_series = sizeof(s) / sizeof(s[0]);
-	struct series *ours = NULL, *theirs = NULL;
+	struct series *ours[2] = { NULL, NULL }, *theirs = NULL;
 
 	for (a = 1; a < argc; a++) {
 		if (strcmp(argv[a], "-r") == 0 && a + 1 < argc) {
@@ -374,25 +436,12 @@ int main(int argc, char **argv)
 	for (i = 0; i < n_series; i++) {
 		run_series(&s[i], sizes, idx, n, reps);
 		if (s[i].fn == op_aead_encrypt)
-			ours = &s[i];
+			ours[s[i].core] = &s[i];
 		if (s[i].fn == op_sodium_encrypt)
 			theirs = &s[i];
 	}
-
-	/*
-	 * Throughput ratio ours/libsodium = time(libsodium) / time(ours), from
-	 * the tables above and from alternating batches (less sensitive to
-	 * other load on the machine).
-	 */
-	printf("\nratio ours/libsodium, chacha20poly1305 encryption (throughput; > 1.00: ours is faster)\n");
-	for (i = 0; i < n; i++) {
-		double r = ours->res[i].ns > 0 ? theirs->res[i].ns / ours->res[i].ns : 0;
-		double paired = measure_ratio(op_aead_encrypt, op_sodium_encrypt, sizes[i], idx[i],
-					      reps);
-
-		printf("test %2zu (256 bit key, %4zu byte blocks): ours %8.1f ns, libsodium %8.1f ns, "
-		       "ratio %.2f, paired-batch ratio %.2f\n",
-		       i, sizes[i], ours->res[i].ns, theirs->res[i].ns, r, paired);
-	}
+	print_ratios(ours[CORE_GENERIC], CORE_GENERIC, theirs, sizes, idx, n, reps);
+	if (ours[CORE_DISPATCHED] != NULL)
+		print_ratios(ours[CORE_DISPATCHED], CORE_DISPATCHED, theirs, sizes, idx, n, reps);
 	return 0;
 }

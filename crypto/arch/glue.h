@@ -17,6 +17,11 @@
  * arguments of the generic ones.  The generic cores stay compiled and exported
  * either way, so tests and benchmarks can compare the two.
  *
+ * WGD_ASM_X86_64 (defined by Meson on x86-64 unless -Dasm=disabled) maps
+ * CHACHA20_XOR_CORE to chacha20_x86_xor, which calls the AVX2 core when the
+ * CPU has AVX2 (asked once, at the first call) and the generic core
+ * otherwise; Poly1305 stays generic there.
+ *
  * Adding an architecture: declare its cores under a new #if branch and map the
  * four names; nothing else in crypto/ changes.
  */
@@ -43,7 +48,26 @@ void poly1305_mips_emit(void *core, uint8_t mac[16], const uint8_t s[16]);
 
 #else
 
+#if defined(WGD_ASM_X86_64)
+#include <stdbool.h>
+
+/* Eight blocks at a time; call only where the CPU has AVX2. */
+void chacha20_avx2_xor(uint8_t *dst, const uint8_t *src, size_t len, uint32_t state[16]);
+/* chacha20_avx2_xor on a CPU with AVX2, chacha20_generic_xor elsewhere. */
+void chacha20_x86_xor(uint8_t *dst, const uint8_t *src, size_t len, uint32_t state[16]);
+/*
+ * Sets the core of chacha20_x86_xor: AVX2 if allow and the CPU has it, else
+ * the generic one; returns whether AVX2 is now used.  Without a call, the
+ * first chacha20_x86_xor chooses as if allow were true.  For tests and
+ * benchmarks (the generic AEAD is timed with allow false); the daemon never
+ * calls it.
+ */
+bool chacha20_x86_use_avx2(bool allow);
+
+#define CHACHA20_XOR_CORE chacha20_x86_xor
+#else
 #define CHACHA20_XOR_CORE chacha20_generic_xor
+#endif
 #if defined(POLY1305_HAVE_64)
 #define POLY1305_CORE_INIT poly1305_64_init
 #define POLY1305_CORE_BLOCKS poly1305_64_blocks
