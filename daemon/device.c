@@ -127,6 +127,36 @@ static void device_set_up(struct device *d, bool up)
 	}
 }
 
+/*
+ * Events were lost (netlink overrun): the link's up/down state and MTU are
+ * asked for, so that a lost "up" does not leave the device dropping every
+ * datagram; lost address deletions are assumed.  Negative if the link is
+ * gone (the loop is stopped).
+ */
+static int device_netlink_resync(struct device *d, struct netlink_event *ev)
+{
+	struct netlink_event now;
+	int ret;
+
+	log_info("netlink events were lost; reading the state of %s", d->tun.name);
+	ret = netlink_get_link(&d->nl, &now);
+	if (ret == -ENODEV) {
+		log_info("interface %s was deleted; exiting", d->tun.name);
+		loop_stop(&d->loop);
+		return ret;
+	}
+	if (ret < 0) {
+		log_error("netlink: %s", strerror(-ret));
+		return 0;
+	}
+	if (now.mtu)
+		ev->mtu = now.mtu;
+	ev->has_flags = now.has_flags;
+	ev->up = now.up;
+	ev->addr_removed = true;
+	return 0;
+}
+
 static void device_on_netlink(struct loop_fd *h, uint32_t revents)
 {
 	struct device *d = container_of(h, struct device, nl_h);
@@ -139,6 +169,8 @@ static void device_on_netlink(struct loop_fd *h, uint32_t revents)
 		log_error("netlink: %s", strerror(-ret));
 		return;
 	}
+	if (ev.lost && device_netlink_resync(d, &ev) < 0)
+		return;
 	if (ev.deleted) {
 		log_info("interface %s was deleted; exiting", d->tun.name);
 		loop_stop(&d->loop);

@@ -13,6 +13,12 @@
 
 /* Reads of the event socket per wakeup: bounded so link churn cannot starve us. */
 #define NETLINK_MAX_READS 16
+/*
+ * After an overrun, the queue is drained (one event per read; a full receive
+ * buffer holds a few hundred) before the caller asks for the current state,
+ * so that no older event read later can undo what it learns.
+ */
+#define NETLINK_MAX_DRAIN 4096
 
 int netlink_open(struct netlink *nl, int ifindex)
 {
@@ -95,18 +101,22 @@ int netlink_read_events(struct netlink *nl, struct netlink_event *ev)
 	struct netlink_ctx ctx = { .nl = nl, .ev = ev };
 	int i;
 
-	for (i = 0; i < NETLINK_MAX_READS; i++) {
+	for (i = 0; i < (ev->lost ? NETLINK_MAX_DRAIN : NETLINK_MAX_READS); i++) {
 		ssize_t n = mnl_socket_recvfrom(nl->sock, buf, sizeof(buf));
 
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
 				break;
 			/*
-			 * ENOBUFS: events were lost.  The link may be gone;
-			 * the TUN read path notices that on its own.
+			 * ENOBUFS: the kernel dropped events (our receive
+			 * buffer overran), an up/down or MTU change among
+			 * them perhaps: the caller must ask for the state.
 			 */
-			if (errno == ENOBUFS)
+			if (errno == ENOBUFS) {
+				ev->lost = true;
+				ctx.matched = 1;
 				continue;
+			}
 			return -errno;
 		}
 		mnl_cb_run(buf, (size_t)n, 0, 0, netlink_msg_cb, &ctx);

@@ -31,6 +31,7 @@ struct netlink_event {
 	bool has_flags;
 	bool up;		/* IFF_UP, valid if has_flags */
 	bool addr_removed;	/* some local address (any link) was deleted */
+	bool lost;		/* ENOBUFS: events were dropped; ask for the state */
 };
 
 /* The MTU and flags of nl->ifindex (RTM_GETLINK); 0 or -errno. */
@@ -38,8 +39,8 @@ int netlink_get_link(struct netlink *nl, struct netlink_event *ev);
 
 /*
  * Drains pending messages, folding those about our link (and address
- * deletions anywhere) into *ev.  Returns 1 if any concerned us, 0 if none,
- * -errno on failure.
+ * deletions anywhere) into *ev.  Returns 1 if any concerned us (or events
+ * were lost: ev->lost), 0 if none, -errno on failure.
  */
 int netlink_read_events(struct netlink *nl, struct netlink_event *ev);
 

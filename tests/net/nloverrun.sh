@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Link state after lost netlink events, wgd <-> wgd: b's wgd is stopped
+# (SIGSTOP) while its link goes down, thousands of address events overrun
+# its netlink socket (the kernel then drops further events and reports
+# ENOBUFS), and the link comes back up; the "up" event is among the lost
+# ones.  Once b runs again (SIGCONT) it must learn the real link state by
+# asking the kernel, not stay "down" and drop every datagram: pings pass
+# both ways.
+
+. "$(dirname "$0")/lib.sh"
+
+nt_init rn
+nt_pair wgd wgd
+nt_endpoint "$IF_A" 4
+nt_endpoint "$IF_B" 4
+nt_ping "$IF_A" 198.51.100.2 || nt_fail "ping a -> b before the overrun"
+
+batch=$NT_TMP/addrs.batch
+for ((i = 0; i < 3000; i++)); do
+	printf 'address add 10.99.%d.%d/32 dev lo\n' $((i / 250)) $((i % 250 + 1))
+done >"$batch"
+for ((i = 0; i < 3000; i++)); do
+	printf 'address del 10.99.%d.%d/32 dev lo\n' $((i / 250)) $((i % 250 + 1))
+done >>"$batch"
+
+pid=${NT_DPID[$IF_B]}
+kill -STOP "$pid" || nt_fail "SIGSTOP"
+ip -n "$NS_B" link set "$IF_B" down || nt_fail "link down"
+ip -n "$NS_B" -batch "$batch" || { kill -CONT "$pid"; nt_fail "address events"; }
+ip -n "$NS_B" link set "$IF_B" up || { kill -CONT "$pid"; nt_fail "link up"; }
+kill -CONT "$pid" || nt_fail "SIGCONT"
+sleep 0.5
+nt_gone "$pid" && nt_fail "b's wgd died"
+nt_ping "$IF_A" 198.51.100.2 || nt_fail "ping a -> b after lost link events: b still thinks its link is down"
+nt_ping "$IF_B" 198.51.100.1 || nt_fail "ping b -> a after lost link events"
+nt_ok "b resynchronised its link state after a netlink overrun"
