@@ -56,9 +56,14 @@ static int config_set_private_key(struct device *d, const uint8_t key[CONFIG_KEY
 	return 0;
 }
 
+/*
+ * Rebinds: the new sockets are opened and put on the loop before the old
+ * ones are closed, so that any failure (bind: EADDRINUSE; epoll) leaves the
+ * device listening where it was.
+ */
 static int config_set_port(struct device *d, uint16_t port, uint32_t fwmark)
 {
-	struct udp fresh;
+	struct udp fresh, old;
 	int ret;
 
 	if (port == d->listen_port_requested || (port && port == d->udp.port))
@@ -69,13 +74,21 @@ static int config_set_port(struct device *d, uint16_t port, uint32_t fwmark)
 		return ret;
 	}
 	device_udp_detach(d);
-	udp_close(&d->udp);
+	old = d->udp;
 	d->udp = fresh;
+	ret = device_udp_attach(d);
+	if (ret < 0) {
+		log_error("cannot watch the sockets of UDP port %u: %s", d->udp.port, strerror(-ret));
+		device_udp_detach(d);
+		udp_close(&d->udp);
+		d->udp = old;
+		if (device_udp_attach(d) < 0)
+			device_fail(d, "cannot watch the UDP sockets");
+		return ret;
+	}
+	udp_close(&old);
 	d->listen_port_requested = port;
 	config_clear_all_src(d);
-	ret = device_udp_attach(d);
-	if (ret < 0)
-		return ret;
 	log_info("listening on UDP port %u", d->udp.port);
 	return 0;
 }
