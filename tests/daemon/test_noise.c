@@ -350,6 +350,106 @@ static void test_responder_waits(void)
 	ct_pair_free(p);
 }
 
+/* A handshake initiated by init, without the confirming data message. */
+static bool handshake_unconfirmed(struct ct_pair *p, struct ct_peer *init)
+{
+	struct ct_peer *resp = ct_other(p, init);
+	uint8_t m1[MESSAGE_INITIATION_LEN], m2[MESSAGE_RESPONSE_LEN], ts[NOISE_TIMESTAMP_LEN];
+	struct noise_remote *r;
+
+	ct_timestamp(p, ts);
+	return noise_create_initiation(&init->remote, m1, ts, p->now) == NOISE_OK &&
+	       noise_consume_initiation(&resp->local, m1, p->now, &r) == NOISE_OK &&
+	       noise_create_response(&resp->remote, m2, p->now) == NOISE_OK &&
+	       noise_consume_response(&init->local, m2, p->now, &r) == NOISE_OK;
+}
+
+static bool slots_are(const struct ct_peer *x, const struct noise_keypair *previous,
+		      const struct noise_keypair *current, const struct noise_keypair *next)
+{
+	return x->remote.previous == previous && x->remote.current == current && x->remote.next == next;
+}
+
+/*
+ * The exact slot moves of reference §7 (kernel add_new_keypair and
+ * received_with_keypair), with the storage each session occupies tracked by
+ * pointer and its index by id: a freed keypair's index must be gone.
+ */
+static void test_slot_table(void)
+{
+	struct ct_pair *p = ct_pair_new(NULL);
+	struct ct_peer *a = &p->a, *b = &p->b;
+	struct noise_keypair *a1, *b1, *a2, *b2, *a3, *b3, *a4, *b4;
+	uint32_t id_a1, id_b1, id_a2, id_b2;
+	uint8_t late[64];
+	struct noise_remote *r;
+	enum noise_result res;
+
+	/* 1: a initiates, confirmed: one session, current on both sides */
+	CHECK(ct_handshake(p, a));
+	a1 = a->remote.current;
+	b1 = b->remote.current;
+	CHECK(slots_are(a, NULL, a1, NULL) && slots_are(b, NULL, b1, NULL));
+	CHECK(a1 && a1->is_initiator && b1 && !b1->is_initiator);
+	if (!a1 || !b1)
+		goto out;
+	id_a1 = a1->index.id;
+	id_b1 = b1->index.id;
+
+	/* 2: a again: the old current becomes previous on both sides */
+	p->now += WG_SECONDS(1);
+	CHECK(ct_handshake(p, a));
+	a2 = a->remote.current;
+	b2 = b->remote.current;
+	CHECK(slots_are(a, a1, a2, NULL) && slots_are(b, b1, b2, NULL));
+	id_a2 = a2->index.id;
+	id_b2 = b2->index.id;
+
+	/*
+	 * 3: a again, unconfirmed.  The responder puts the session in next,
+	 * keeps current and empties previous; the initiator's previous is
+	 * its old current, and its old previous is gone.
+	 */
+	p->now += WG_SECONDS(1);
+	CHECK(handshake_unconfirmed(p, a));
+	a3 = a->remote.current;
+	b3 = b->remote.next;
+	CHECK(slots_are(a, a2, a3, NULL));
+	CHECK(slots_are(b, NULL, b2, b3));
+	CHECK(noise_remote_by_index(&a->local, id_a1) == NULL);
+	CHECK(noise_remote_by_index(&b->local, id_b1) == NULL);
+	CHECK(ct_seal(p, a, late, (const uint8_t *)"late", 4, &res) == 36);	/* on session 3 */
+
+	/*
+	 * 4: now b initiates while its session 3 is still unconfirmed: that
+	 * next becomes previous (late messages on it still open), the old
+	 * current (session 2) is freed.  a, the responder, puts session 4 in
+	 * next and frees its previous (session 2).
+	 */
+	p->now += WG_SECONDS(1);
+	CHECK(handshake_unconfirmed(p, b));
+	b4 = b->remote.current;
+	a4 = a->remote.next;
+	CHECK(slots_are(b, b3, b4, NULL));
+	CHECK(slots_are(a, NULL, a3, a4));
+	CHECK(noise_remote_by_index(&b->local, id_b2) == NULL);
+	CHECK(noise_remote_by_index(&a->local, id_a2) == NULL);
+	ct_check_indices(a);
+	ct_check_indices(b);
+
+	/* the message a sealed on session 3 opens on b's previous, confirming nothing */
+	CHECK_EQ(noise_open(&b->local, late, 36, p->now, &r), NOISE_OK);
+	CHECK(slots_are(b, b3, b4, NULL));
+	/* b's first data on session 4 confirms it at a: next -> current -> previous */
+	transfer(p, b, 8, NOISE_OK_CONFIRMED);
+	CHECK(slots_are(a, a3, a4, NULL));
+	transfer(p, a, 8, NOISE_OK);
+	ct_check_indices(a);
+	ct_check_indices(b);
+out:
+	ct_pair_free(p);
+}
+
 /* ---- mutations: flip every byte and expect rejection ---- */
 
 static void test_flip_initiation(void)
@@ -895,6 +995,7 @@ int main(void)
 	test_handshake_and_data(psk);
 	test_psk_mismatch();
 	test_responder_waits();
+	test_slot_table();
 	test_flip_initiation();
 	test_initiation_sender_misdirects();
 	test_flip_response();
