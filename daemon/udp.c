@@ -430,8 +430,9 @@ static unsigned int udp_make_groups(struct udp_msg *msgs, unsigned int pos, unsi
  * kernel refuses is dropped (UDP may drop); one refused for its cached
  * source address (EINVAL, or the address is gone) is retried once without
  * it; if the kernel refuses segmentation itself (EIO), GSO is turned off
- * for good and the rest is sent one datagram per message.  Returns the
- * number of messages dropped.
+ * for good and the rest is sent one datagram per message, as it is for
+ * this batch when a GSO send is refused for its size (EINVAL: segments
+ * over the route's MTU).  Returns the number of messages dropped.
  */
 static unsigned int udp_send_family(struct udp *u, int fd, struct udp_msg *msgs, unsigned int n)
 {
@@ -457,8 +458,17 @@ static unsigned int udp_send_family(struct udp *u, int fd, struct udp_msg *msgs,
 				dropped += udp_scratch.group_count[k];
 			break;
 		}
-		if (r < 0 && count > 1 && errno == EIO) {
-			u->gso = false;
+		if (r < 0 && count > 1 && (errno == EIO || errno == EINVAL || errno == EMSGSIZE)) {
+			/*
+			 * EIO: no segmentation offload here at all, for good.
+			 * EINVAL (EMSGSIZE): the segments are larger than the
+			 * route's MTU; the kernel does not fragment a GSO send, but it
+			 * does fragment single datagrams (as it does for the
+			 * kernel's WireGuard): the rest of this batch goes one
+			 * datagram per message.
+			 */
+			if (errno == EIO)
+				u->gso = false;
 			groups = udp_make_groups(msgs, first, n, false, done);
 			continue;
 		}
