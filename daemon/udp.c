@@ -462,10 +462,10 @@ static unsigned int udp_send_family(struct udp *u, int fd, struct udp_msg *msgs,
 			/*
 			 * EIO: no segmentation offload here at all, for good.
 			 * EINVAL (EMSGSIZE): the segments are larger than the
-			 * route's MTU; the kernel does not fragment a GSO send, but it
-			 * does fragment single datagrams (as it does for the
-			 * kernel's WireGuard): the rest of this batch goes one
-			 * datagram per message.
+			 * route's MTU; the kernel does not fragment a GSO
+			 * send, but it does fragment single datagrams (as for
+			 * the kernel's WireGuard): the rest of this batch goes
+			 * one datagram per message.
 			 */
 			if (errno == EIO)
 				u->gso = false;
