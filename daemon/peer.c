@@ -227,6 +227,13 @@ void peer_send_keepalive(struct peer *p, uint64_t now)
 	}
 	peer_send_buffer(p, msg, sizeof(msg));
 	timers_on_authenticated_sent(&p->timers, now);
+	/*
+	 * A keepalive is transport data too: the rekey-on-send rules (WP §6.2)
+	 * apply to it, so a peer that only keeps a session alive still rekeys
+	 * in time.
+	 */
+	if (timers_rekey_on_send(&p->remote, now))
+		peer_want_handshake(p, now);
 	device_timer_touch(p->dev, timers_next_deadline(&p->timers));
 }
 
