@@ -16,14 +16,7 @@
  */
 #include <stdio.h>
 #include <string.h>
-#ifndef TEST_NO_VALGRIND
-#include <valgrind/memcheck.h>
-#else
-/* No valgrind header for this target (cross builds): nothing to check. */
-#define RUNNING_ON_VALGRIND 0
-#define VALGRIND_MAKE_MEM_UNDEFINED(p, n) ((void)(p), (void)(n))
-#define VALGRIND_MAKE_MEM_DEFINED(p, n) ((void)(p), (void)(n))
-#endif
+#include "tests/ctgrind.h"
 
 #include "crypto/blake2s.h"
 #include "crypto/chacha20.h"

@@ -27,13 +27,7 @@
 #include "daemon/loop.h"
 #include "daemon/uapi.h"
 
-#ifndef TEST_NO_VALGRIND
-#include <valgrind/memcheck.h>
-#else
-#define RUNNING_ON_VALGRIND 0
-#define VALGRIND_MAKE_MEM_UNDEFINED(p, n) ((void)(p), (void)(n))
-#define VALGRIND_MAKE_MEM_DEFINED(p, n) ((void)(p), (void)(n))
-#endif
+#include "tests/ctgrind.h"
 
 static unsigned long failures, checks;
 
