@@ -5,6 +5,8 @@
  */
 #include "crypto/blake2s.h"
 
+#include <stdlib.h>
+
 #include "crypto/bytes.h"
 #include "crypto/util.h"
 
@@ -83,6 +85,15 @@ static void blake2s_count(struct blake2s_state *state, uint32_t inc)
 void blake2s_init_key(struct blake2s_state *state, size_t outlen, const uint8_t *key, size_t keylen)
 {
 	size_t i;
+
+	/*
+	 * Out-of-range sizes are a caller's bug that would write past the
+	 * 32-byte output or corrupt the parameter block: stop rather than
+	 * compute a wrong hash (every caller here passes constants).
+	 */
+	if (outlen == 0 || outlen > BLAKE2S_HASH_SIZE || keylen > BLAKE2S_KEY_SIZE ||
+	    (keylen && !key))
+		abort();
 
 	/*
 	 * Parameter block word 0 (RFC 7693 §2.5): digest length, key

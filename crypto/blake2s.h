@@ -30,7 +30,7 @@ void blake2s_update(struct blake2s_state *state, const uint8_t *in, size_t inlen
 /* Writes state->outlen bytes and wipes the state. */
 void blake2s_final(struct blake2s_state *state, uint8_t *out);
 
-/* outlen 1..32, keylen 0..32 (key may be NULL when keylen is 0) */
+/* outlen 1..32, keylen 0..32 (key may be NULL when keylen is 0); other sizes abort() */
 void blake2s(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen, const uint8_t *key, size_t keylen);
 
 /* HMAC-BLAKE2s (RFC 2104 with a 64-byte block, 32-byte output); keylen 0..64. */
