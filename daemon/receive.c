@@ -117,8 +117,12 @@ static bool receive_check_macs(struct device *d, uint8_t *msg, size_t len,
 			udp_send(&d->udp, &m, 1);
 		}
 		return false;
-	case COOKIE_DROP_BAD_MAC1:
 	case COOKIE_ERR_RANDOM:
+		/* The kernel gave no random bytes for a new cookie secret. */
+		d->stats.rx_handshake_dropped++;
+		log_packet(LOG_LEVEL_ERROR, "no random bytes for the cookie secret; handshake message dropped");
+		return false;
+	case COOKIE_DROP_BAD_MAC1:
 	default:
 		d->stats.rx_bad_mac++;
 		log_packet(LOG_LEVEL_DEBUG, "handshake message with an invalid mac1 dropped");
