@@ -105,7 +105,7 @@ static const uint8_t st_blake2s_abc[32] = {
 };
 
 /*
- * /work/shared/vectors/blake2s_kat.json (Python hashlib.blake2s): input
+ * tests/crypto/vectors/blake2s_kat.json (Python hashlib.blake2s): input
  * bytes 00..n-1, key 00..1f: n = 64 (exactly one block) and n = 65; and
  * n = 64 with key 00..0f and a 20-byte output.
  */
