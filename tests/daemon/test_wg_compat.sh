@@ -156,7 +156,10 @@ def dump(text):
     return head + sorted(peers)
 
 def show(text, name):
-    return sorted(text.replace(name, "IF").splitlines())
+    # Only the interface line names the interface; a random base64 key can
+    # contain the name too ("...XeYxwgo0EY="), so never replace elsewhere.
+    return sorted("interface: IF" if l == "interface: " + name else l
+                  for l in text.splitlines())
 
 bad = 0
 for kind, a, b in (
