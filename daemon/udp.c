@@ -104,11 +104,23 @@ static bool udp_probe_gso(int fd)
 }
 
 /* Lets the kernel hand us runs of datagrams in one receive (Linux >= 5.0). */
-static bool udp_enable_gro(int fd)
+static bool udp_set_gro(int fd, int on)
 {
-	int one = 1;
+	return fd < 0 || setsockopt(fd, SOL_UDP, UDP_GRO, &on, sizeof(on)) == 0;
+}
 
-	return fd < 0 || setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof(one)) == 0;
+/*
+ * GRO on every socket or on none: the receive path sizes its buffers for
+ * one mode, and a coalesced run read into a small buffer is truncated and
+ * lost.  So a family that refuses turns it off for the other as well.
+ */
+static bool udp_enable_gro(int fd4, int fd6)
+{
+	if (udp_set_gro(fd4, 1) && udp_set_gro(fd6, 1))
+		return true;
+	udp_set_gro(fd4, 0);
+	udp_set_gro(fd6, 0);
+	return false;
 }
 
 static int udp_bound_port(int fd)
@@ -162,7 +174,7 @@ static int udp_try_open(struct udp *u, uint16_t port, uint32_t fwmark)
 	u->port = port;
 	u->fwmark = fwmark;
 	u->gso = udp_probe_gso(fd4 >= 0 ? fd4 : fd6);
-	u->gro = udp_enable_gro(fd4) && udp_enable_gro(fd6);
+	u->gro = udp_enable_gro(fd4, fd6);
 	return 0;
 }
 
