@@ -38,6 +38,12 @@ void timers_stop(struct timers *t)
 	t->handshake_attempts = 0;
 	t->sent_lastminute_handshake = false;
 	t->up = false;
+	/*
+	 * Down forgets the initiation rate limit, as the kernel and
+	 * wireguard-go do: the sessions are gone, so a quick down/up must be
+	 * able to start a handshake at once rather than wait out 5 s.
+	 */
+	t->initiation_allowed_at = 0;
 }
 
 void timers_on_interface_up(struct timers *t, uint64_t now)

@@ -80,7 +80,10 @@ void timers_init(struct timers *t);
 
 /* Interface up: timers may run; a persistent keepalive is due at once. */
 void timers_on_interface_up(struct timers *t, uint64_t now);
-/* Interface down / peer removed: disarm everything (keeps the interval). */
+/*
+ * Interface down / peer removed: disarm everything and forget the
+ * initiation rate limit (keeps the keepalive interval).
+ */
 void timers_stop(struct timers *t);
 
 /*

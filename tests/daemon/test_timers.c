@@ -175,6 +175,14 @@ static void test_rate_limit(void)
 	CHECK_EQ(timers_next_deadline(&t), T0 + S(9));
 	CHECK_EQ(expire(&t, T0 + S(9)), TIMERS_CLEAR_SRC | TIMERS_SEND_INITIATION);
 
+	/* interface down and up: the limit is forgotten with the sessions */
+	t = fresh();
+	timers_on_handshake_initiated(&t, T0, 0);
+	CHECK(!timers_want_initiation(&t, T0 + S(1)));
+	timers_stop(&t);
+	timers_on_interface_up(&t, T0 + S(1));
+	CHECK(timers_want_initiation(&t, T0 + S(1)));
+
 	/* handshake complete cancels the retransmission */
 	t = fresh();
 	timers_on_handshake_initiated(&t, T0, 0);
