@@ -17,6 +17,10 @@
  * each PACKET_BUF_SIZE bytes with MESSAGE_DATA_HEADER_LEN bytes of headroom
  * before the inner packet and room for padding and the tag after it, so
  * sealing and opening happen in place and nothing is allocated per packet.
+ * An inner packet larger than a slot (an interface MTU above
+ * PACKET_MAX_INNER, e.g. 8920 over jumbo frames) takes the oversize path:
+ * one more buffer of the same layout sized for the largest data message one
+ * UDP datagram carries, sealed and sent alone.
  */
 #ifndef WGD_DEVICE_H
 #define WGD_DEVICE_H
@@ -40,11 +44,24 @@
 #define PACKET_BUF_SIZE 2048
 /* The largest inner packet a slot holds with its header and tag. */
 #define PACKET_MAX_INNER (PACKET_BUF_SIZE - MESSAGE_DATA_OVERHEAD)
+/*
+ * The largest data message: one UDP datagram over IPv4 (RFC 768, RFC 791:
+ * 65535 - 20 bytes of IP header - 8 of UDP header), and the largest inner
+ * packet it carries (65475), the limit of the oversize path and so of the
+ * MTU.  Padding never takes a packet past it (device_padded_len()).
+ */
+#define PACKET_MAX_DATAGRAM 65507
+#define PACKET_MAX_INNER_LARGE (PACKET_MAX_DATAGRAM - MESSAGE_DATA_OVERHEAD)
 #define DEVICE_DEFAULT_MTU 1420
 
 /* One slot: data message header, then the inner packet, then padding + tag. */
 struct packet {
 	uint8_t buf[PACKET_BUF_SIZE] __attribute__((aligned(16)));
+};
+
+/* The oversize path's buffer: the same layout, one whole datagram. */
+struct packet_large {
+	uint8_t buf[PACKET_MAX_DATAGRAM] __attribute__((aligned(16)));
 };
 
 struct peer;
@@ -53,7 +70,7 @@ struct peer;
 struct device_stats {
 	uint64_t tx_no_route;		/* no allowed IP matches the destination */
 	uint64_t tx_no_endpoint;
-	uint64_t tx_bad_packet;		/* not IPv4/IPv6, or larger than a slot */
+	uint64_t tx_bad_packet;		/* not IPv4/IPv6, or larger than a datagram carries */
 	uint64_t tx_staged_dropped;
 	uint64_t tx_udp_dropped;
 	uint64_t rx_invalid;		/* failed the edge check */
@@ -103,10 +120,13 @@ struct device {
 	struct packet tx[PACKET_BATCH];
 	struct udp_msg tx_msgs[PACKET_BATCH];
 	struct peer *tx_peers[PACKET_BATCH];
+	/* a packet larger than a slot, sealed and sent on its own */
+	struct packet_large tx_large;
 	/*
 	 * Receive buffers: PACKET_BATCH slots of PACKET_BUF_SIZE, or, when the
-	 * sockets take UDP GRO, UDP_GRO_BATCH buffers of UDP_GRO_BUF_SIZE that
-	 * each hold a run of datagrams the kernel kept together.
+	 * sockets take UDP GRO or the MTU is larger than a slot, UDP_GRO_BATCH
+	 * buffers of UDP_GRO_BUF_SIZE, each of which holds a run of datagrams
+	 * the kernel kept together or one datagram of any size.
 	 */
 	uint8_t rx_area[UDP_GRO_BATCH * UDP_GRO_BUF_SIZE] __attribute__((aligned(16)));
 	struct udp_msg rx_msgs[PACKET_BATCH];
@@ -135,6 +155,18 @@ void device_stop(struct device *d);
 const struct control_ops *device_control_ops(void);
 
 /* ---- shared by the device's files ---- */
+
+/*
+ * The data message's plaintext length for an inner packet of len bytes:
+ * zero padding to a multiple of 16 within the MTU (WP §5.4.6), and within
+ * one datagram for an MTU above PACKET_MAX_INNER_LARGE.
+ */
+static inline size_t device_padded_len(const struct device *d, size_t len)
+{
+	size_t mtu = d->mtu < PACKET_MAX_INNER_LARGE ? d->mtu : PACKET_MAX_INNER_LARGE;
+
+	return message_data_padded_len(len, mtu);
+}
 
 /* A jitter value for the timers (any 64-bit value; the core reduces it). */
 uint64_t device_jitter(struct device *d);

@@ -81,20 +81,60 @@ struct peer *peer_lookup(struct device *d, const uint8_t public_key[NOISE_PUBLIC
 	return NULL;
 }
 
+/*
+ * The oversize entry's buffer: headroom, the packet, and room for the most
+ * padding device_padded_len() adds (to a multiple of 16) and the tag.
+ */
+static size_t peer_large_size(size_t len)
+{
+	size_t padded = (len + MESSAGE_PADDING_MULTIPLE - 1) & ~(size_t)(MESSAGE_PADDING_MULTIPLE - 1);
+
+	return padded + MESSAGE_DATA_OVERHEAD;
+}
+
+/*
+ * Drops the oldest entry.  Staged plaintext is user data: it is wiped
+ * rather than left in a slot or in freed memory.
+ */
+static void peer_staged_drop_head(struct peer_staged *q)
+{
+	unsigned int i = q->head;
+	uint8_t *buf = q->large[i] ? q->large[i] : q->slots[i].buf;
+
+	crypto_wipe(buf, q->len[i] + MESSAGE_DATA_HEADER_LEN);
+	free(q->large[i]);
+	q->large[i] = NULL;
+	q->head = (q->head + 1) % MAX_STAGED_PACKETS;
+	q->count--;
+}
+
 void peer_stage(struct peer *p, const uint8_t *inner, size_t len)
 {
 	struct peer_staged *q = &p->staged;
+	uint8_t *buf, *large = NULL;
 	unsigned int slot;
 
+	if (len > PACKET_MAX_INNER_LARGE) {
+		p->dev->stats.tx_bad_packet++;
+		return;
+	}
+	if (len > PACKET_MAX_INNER) {
+		large = malloc(peer_large_size(len));
+		if (!large) {
+			p->dev->stats.tx_staged_dropped++;
+			log_packet(LOG_LEVEL_ERROR, "out of memory staging a %zu-byte packet; dropped", len);
+			return;
+		}
+	}
 	if (q->count == MAX_STAGED_PACKETS) {
 		/* full: the oldest goes (reference §8) */
-		crypto_wipe(q->slots[q->head].buf, q->len[q->head] + MESSAGE_DATA_HEADER_LEN);
-		q->head = (q->head + 1) % MAX_STAGED_PACKETS;
-		q->count--;
+		peer_staged_drop_head(q);
 		p->dev->stats.tx_staged_dropped++;
 	}
 	slot = (q->head + q->count) % MAX_STAGED_PACKETS;
-	memcpy(q->slots[slot].buf + MESSAGE_DATA_HEADER_LEN, inner, len);
+	q->large[slot] = large;
+	buf = large ? large : q->slots[slot].buf;
+	memcpy(buf + MESSAGE_DATA_HEADER_LEN, inner, len);
 	q->len[slot] = (uint16_t)len;
 	q->count++;
 }
@@ -103,12 +143,8 @@ void peer_drop_staged(struct peer *p)
 {
 	struct peer_staged *q = &p->staged;
 
-	/* Staged plaintext is user data: wipe it rather than leave it around. */
-	while (q->count) {
-		crypto_wipe(q->slots[q->head].buf, q->len[q->head] + MESSAGE_DATA_HEADER_LEN);
-		q->head = (q->head + 1) % MAX_STAGED_PACKETS;
-		q->count--;
-	}
+	while (q->count)
+		peer_staged_drop_head(q);
 	q->head = 0;
 }
 
@@ -128,8 +164,7 @@ bool peer_send_buffer(struct peer *p, uint8_t *data, size_t len)
 	return true;
 }
 
-/* After data left on the current keypair: the rekey rules (WP §6.2). */
-static void peer_after_data_sent(struct peer *p, uint64_t now)
+void peer_on_data_sent(struct peer *p, uint64_t now)
 {
 	timers_on_authenticated_sent(&p->timers, now);
 	timers_on_data_sent(&p->timers, now, device_jitter(p->dev));
@@ -138,46 +173,63 @@ static void peer_after_data_sent(struct peer *p, uint64_t now)
 	device_timer_touch(p->dev, timers_next_deadline(&p->timers));
 }
 
+/* Sends the n sealed staged packets in msgs (bytes in all); empties the batch. */
+static void peer_send_batch(struct peer *p, struct udp_msg *msgs, unsigned int *n, size_t *bytes)
+{
+	if (!*n)
+		return;
+	p->dev->stats.tx_udp_dropped += udp_send(&p->dev->udp, msgs, *n);
+	p->tx_bytes += *bytes;
+	*n = 0;
+	*bytes = 0;
+}
+
+/*
+ * Seals the staged packets in order, in batches; an oversize one goes on
+ * its own after the batch before it, so the peer receives them in order,
+ * and its buffer (ciphertext by then) is freed once it is sent.
+ */
 void peer_send_staged(struct peer *p, uint64_t now)
 {
 	struct peer_staged *q = &p->staged;
 	struct udp_msg msgs[PACKET_BATCH];
-	unsigned int n = 0, sent = 0, dropped;
+	unsigned int n = 0, sent = 0;
 	size_t bytes = 0;
 
 	if (!q->count || p->endpoint.addr.sa.sa_family == AF_UNSPEC)
 		return;
 	while (q->count) {
-		uint8_t *buf = q->slots[q->head].buf;
-		size_t len = message_data_padded_len(q->len[q->head], p->dev->mtu);
+		unsigned int i = q->head;
+		uint8_t *large = q->large[i];
+		uint8_t *buf = large ? large : q->slots[i].buf;
+		size_t len = device_padded_len(p->dev, q->len[i]);
 
-		memset(buf + MESSAGE_DATA_HEADER_LEN + q->len[q->head], 0, len - q->len[q->head]);
+		if (large)
+			peer_send_batch(p, msgs, &n, &bytes);
+		memset(buf + MESSAGE_DATA_HEADER_LEN + q->len[i], 0, len - q->len[i]);
 		if (noise_seal(&p->remote, buf, len, now) != NOISE_OK)
 			break;
 		msgs[n].data = buf;
 		msgs[n].len = len + MESSAGE_DATA_OVERHEAD;
 		msgs[n].ep = &p->endpoint;
 		bytes += msgs[n].len;
+		n++;
 		q->head = (q->head + 1) % MAX_STAGED_PACKETS;
 		q->count--;
 		sent++;
-		if (++n == PACKET_BATCH) {
-			dropped = udp_send(&p->dev->udp, msgs, n);
-			p->dev->stats.tx_udp_dropped += dropped;
-			p->tx_bytes += bytes;
-			n = 0;
-			bytes = 0;
+		if (large) {
+			peer_send_batch(p, msgs, &n, &bytes);
+			q->large[i] = NULL;
+			free(large);
+		} else if (n == PACKET_BATCH) {
+			peer_send_batch(p, msgs, &n, &bytes);
 		}
 	}
-	if (n) {
-		dropped = udp_send(&p->dev->udp, msgs, n);
-		p->dev->stats.tx_udp_dropped += dropped;
-		p->tx_bytes += bytes;
-	}
+	peer_send_batch(p, msgs, &n, &bytes);
 	if (!q->count)
 		q->head = 0;
 	if (sent)
-		peer_after_data_sent(p, now);
+		peer_on_data_sent(p, now);
 	/* A keypair that could not seal them all: a new session is needed. */
 	if (q->count)
 		peer_want_handshake(p, now);

@@ -21,11 +21,16 @@
 /*
  * Packets waiting for a session (reference §8: at most MAX_STAGED_PACKETS,
  * the oldest dropped).  The slots are allocated with the peer, so staging
- * never allocates; a slot keeps the data-message headroom so the staged
- * packet is sealed where it lies.
+ * a packet that fits one never allocates; a slot keeps the data-message
+ * headroom so the staged packet is sealed where it lies.  A packet larger
+ * than a slot (up to PACKET_MAX_INNER_LARGE) gets a buffer of the same
+ * layout of its own, allocated when it is staged and freed when it is sent
+ * or dropped: staging is off the hot path, and a queue of 64 KiB slots
+ * would cost 8 MiB per peer.
  */
 struct peer_staged {
 	struct packet *slots;		/* MAX_STAGED_PACKETS */
+	uint8_t *large[MAX_STAGED_PACKETS];	/* set: the entry lives here */
 	uint16_t len[MAX_STAGED_PACKETS];
 	unsigned int head;
 	unsigned int count;
@@ -54,7 +59,10 @@ static inline struct peer *peer_of_remote(struct noise_remote *r)
 	return container_of(r, struct peer, remote);
 }
 
-/* Keeps a copy of an inner packet (slot layout) until a session exists. */
+/*
+ * Keeps a copy of an inner packet (at most PACKET_MAX_INNER_LARGE bytes)
+ * until a session exists; one that cannot be kept is counted as dropped.
+ */
 void peer_stage(struct peer *p, const uint8_t *inner, size_t len);
 void peer_drop_staged(struct peer *p);
 /* Seals and sends the staged packets if the current keypair can send. */
@@ -76,6 +84,9 @@ void peer_interface_down(struct peer *p);
 
 /* Runs the timers due at now; returns the peer's next deadline. */
 uint64_t peer_run_timers(struct peer *p, uint64_t now);
+
+/* Data left on the current keypair: the send timers and rekey rules (WP §6.2). */
+void peer_on_data_sent(struct peer *p, uint64_t now);
 
 /* Sends one datagram to the peer's endpoint, counting tx bytes; false if dropped. */
 bool peer_send_buffer(struct peer *p, uint8_t *data, size_t len);
