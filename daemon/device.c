@@ -128,6 +128,20 @@ static void device_set_up(struct device *d, bool up)
 }
 
 /*
+ * The MTU bounds the padding (WP §5.4.6) and chooses the receive layout.
+ * Packets up to PACKET_MAX_INNER_LARGE are carried, those larger than a
+ * slot on the oversize path; beyond that a data message no longer fits
+ * one UDP datagram.
+ */
+static void device_set_mtu(struct device *d, unsigned int mtu)
+{
+	if (mtu > PACKET_MAX_INNER_LARGE)
+		log_error("MTU %u of %s exceeds the largest packet one UDP datagram carries (%d); larger packets are dropped",
+			  mtu, d->tun.name, PACKET_MAX_INNER_LARGE);
+	d->mtu = mtu;
+}
+
+/*
  * Events were lost (netlink overrun): the link's up/down state and MTU are
  * asked for, so that a lost "up" does not leave the device dropping every
  * datagram; lost address deletions are assumed.  Negative if the link is
@@ -178,10 +192,7 @@ static void device_on_netlink(struct loop_fd *h, uint32_t revents)
 	}
 	if (ev.mtu && ev.mtu != d->mtu) {
 		log_info("MTU of %s is now %u", d->tun.name, ev.mtu);
-		if (ev.mtu > PACKET_MAX_INNER)
-			log_error("MTU %u exceeds the largest packet wgd carries (%d); larger packets are dropped",
-				  ev.mtu, PACKET_MAX_INNER);
-		d->mtu = ev.mtu;
+		device_set_mtu(d, ev.mtu);
 	}
 	if (ev.has_flags)
 		device_set_up(d, ev.up);
@@ -310,7 +321,7 @@ static int device_start_netlink(struct device *d)
 	if (ret < 0)
 		return ret;
 	if (ev.mtu)
-		d->mtu = ev.mtu;
+		device_set_mtu(d, ev.mtu);
 	d->up = ev.has_flags && ev.up;
 	return loop_add(&d->loop, &d->nl_h, netlink_fd(&d->nl), EPOLLIN, device_on_netlink);
 }

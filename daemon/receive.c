@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The inbound path, one recvmmsg() batch per wakeup (64 datagrams, or 8
- * UDP GRO runs of datagrams taken one by one where they lie):
+ * UDP GRO runs of datagrams taken one by one where they lie, or 8
+ * datagrams of up to 64 KiB when the MTU is larger than a slot):
  *
  *   each datagram is checked once at the edge by length and type
  *   (message_classify(), reference §2), then
@@ -356,10 +357,22 @@ static bool receive_is_handshake(const uint8_t *msg, size_t len)
 	return type == MESSAGE_HANDSHAKE_INITIATION || type == MESSAGE_HANDSHAKE_RESPONSE;
 }
 
+/*
+ * The receive buffers: with UDP GRO a receive may hold a run of datagrams,
+ * and with an MTU larger than a slot one datagram may be larger than a
+ * slot (a truncated datagram is lost), so either takes the large layout
+ * (fewer, 64 KiB buffers); otherwise a batch of slot-sized buffers.
+ */
+static bool receive_large_layout(const struct device *d)
+{
+	return d->udp.gro || d->mtu > PACKET_MAX_INNER;
+}
+
 void receive_udp_readable(struct device *d, int family)
 {
-	unsigned int i, entries = d->udp.gro ? UDP_GRO_BATCH : PACKET_BATCH;
-	size_t size = d->udp.gro ? UDP_GRO_BUF_SIZE : PACKET_BUF_SIZE, off, len;
+	bool large = receive_large_layout(d);
+	unsigned int i, entries = large ? UDP_GRO_BATCH : PACKET_BATCH;
+	size_t size = large ? UDP_GRO_BUF_SIZE : PACKET_BUF_SIZE, off, len;
 	unsigned int handshakes = 0, datagrams = 0;
 	uint64_t now;
 	int n;

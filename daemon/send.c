@@ -14,12 +14,19 @@
  *
  * Each packet sits at slot.buf + MESSAGE_DATA_HEADER_LEN so that the header
  * goes in front of it and the tag behind it without copying.
+ *
+ * A packet larger than a slot (MTU above PACKET_MAX_INNER: jumbo frames)
+ * takes the oversize path: it is copied (or its TSO segment written) into
+ * the device's one large buffer, routed, padded and sealed there like any
+ * other, and sent on its own right after the batch before it, so that a
+ * peer's packets leave in the order they were read.
  */
 #include <errno.h>
 #include <linux/virtio_net.h>
 #include <string.h>
 
 #include "crypto/bytes.h"
+#include "crypto/util.h"
 #include "daemon/device.h"
 #include "daemon/log.h"
 #include "daemon/peer.h"
@@ -68,12 +75,60 @@ static void send_flush(struct device *d, uint64_t now)
 		if (p == last)
 			continue;
 		last = p;
-		timers_on_authenticated_sent(&p->timers, now);
-		timers_on_data_sent(&p->timers, now, device_jitter(d));
-		if (timers_rekey_on_send(&p->remote, now))
-			peer_want_handshake(p, now);
-		device_timer_touch(d, timers_next_deadline(&p->timers));
+		peer_on_data_sent(p, now);
 	}
+}
+
+/*
+ * The peer an inner packet of len bytes goes to, after the checks that
+ * may drop it (counted): malformed, no route, no endpoint.  NULL if dropped.
+ */
+static struct peer *send_route(struct device *d, const uint8_t *inner, size_t len)
+{
+	const uint8_t *dst = NULL;
+	struct peer *p;
+	int version;
+
+	version = send_inner_destination(inner, len, &dst);
+	if (!version) {
+		d->stats.tx_bad_packet++;
+		return NULL;
+	}
+	p = allowedips_lookup(&d->table, version, dst);
+	if (!p) {
+		d->stats.tx_no_route++;
+		log_packet(LOG_LEVEL_DEBUG, "no peer for an outgoing IPv%d packet; dropped", version);
+		return NULL;
+	}
+	if (p->endpoint.addr.sa.sa_family == AF_UNSPEC) {
+		d->stats.tx_no_endpoint++;
+		log_packet(LOG_LEVEL_DEBUG, "peer has no endpoint; packet dropped");
+		return NULL;
+	}
+	return p;
+}
+
+/*
+ * Pads and seals for p the packet of len bytes at buf +
+ * MESSAGE_DATA_HEADER_LEN, in place (buf has room for the padding and the
+ * tag).  Returns the data message's length, counted as sent to p, or 0 if
+ * the packet was staged instead.
+ */
+static size_t send_seal(struct device *d, struct peer *p, uint8_t *buf, size_t len, uint64_t now)
+{
+	uint8_t *inner = buf + MESSAGE_DATA_HEADER_LEN;
+	/* WP §5.4.6: zero padding to a multiple of 16, never beyond the MTU. */
+	size_t padded = device_padded_len(d, len);
+
+	memset(inner + len, 0, padded - len);
+	if (p->staged.count || noise_seal(&p->remote, buf, padded, now) != NOISE_OK) {
+		/* Behind staged packets or without a session: wait for one. */
+		peer_stage(p, inner, len);
+		peer_want_handshake(p, now);
+		return 0;
+	}
+	p->tx_bytes += padded + MESSAGE_DATA_OVERHEAD;
+	return padded + MESSAGE_DATA_OVERHEAD;
 }
 
 /*
@@ -84,45 +139,69 @@ static void send_flush(struct device *d, uint64_t now)
 static void send_packet(struct device *d, size_t len, uint64_t now)
 {
 	struct packet *slot = &d->tx[d->tx_count];
-	uint8_t *inner = slot->buf + MESSAGE_DATA_HEADER_LEN;
 	struct udp_msg *msg = &d->tx_msgs[d->tx_count];
-	const uint8_t *dst = NULL;
 	struct peer *p;
-	size_t padded;
-	int version;
+	size_t n;
 
-	version = send_inner_destination(inner, len, &dst);
-	if (!version) {
-		d->stats.tx_bad_packet++;
+	p = send_route(d, slot->buf + MESSAGE_DATA_HEADER_LEN, len);
+	if (!p)
 		return;
-	}
-	p = allowedips_lookup(&d->table, version, dst);
-	if (!p) {
-		d->stats.tx_no_route++;
-		log_packet(LOG_LEVEL_DEBUG, "no peer for an outgoing IPv%d packet; dropped", version);
+	n = send_seal(d, p, slot->buf, len, now);
+	if (!n)
 		return;
-	}
-	if (p->endpoint.addr.sa.sa_family == AF_UNSPEC) {
-		d->stats.tx_no_endpoint++;
-		log_packet(LOG_LEVEL_DEBUG, "peer has no endpoint; packet dropped");
-		return;
-	}
-	/* WP §5.4.6: zero padding to a multiple of 16, never beyond the MTU. */
-	padded = message_data_padded_len(len, d->mtu);
-	memset(inner + len, 0, padded - len);
-	if (p->staged.count || noise_seal(&p->remote, slot->buf, padded, now) != NOISE_OK) {
-		/* Behind staged packets or without a session: wait for one. */
-		peer_stage(p, inner, len);
-		peer_want_handshake(p, now);
-		return;
-	}
 	msg->data = slot->buf;
-	msg->len = padded + MESSAGE_DATA_OVERHEAD;
+	msg->len = n;
 	msg->ep = &p->endpoint;
-	p->tx_bytes += msg->len;
 	d->tx_peers[d->tx_count] = p;
 	if (++d->tx_count == PACKET_BATCH)
 		send_flush(d, now);
+}
+
+/*
+ * The oversize path: routes, seals and sends the packet of len bytes at
+ * d->tx_large.buf + MESSAGE_DATA_HEADER_LEN on its own, after the batch
+ * sealed before it, with the accounting of send_flush().
+ */
+static void send_large(struct device *d, size_t len, uint64_t now)
+{
+	uint8_t *buf = d->tx_large.buf;
+	struct udp_msg msg;
+	struct peer *p;
+	size_t n;
+
+	if (len > PACKET_MAX_INNER_LARGE) {
+		d->stats.tx_bad_packet++;
+		return;
+	}
+	p = send_route(d, buf + MESSAGE_DATA_HEADER_LEN, len);
+	if (!p)
+		return;
+	send_flush(d, now);
+	n = send_seal(d, p, buf, len, now);
+	if (!n) {
+		/* staged: a copy is kept; the plaintext is not left here */
+		crypto_wipe(buf + MESSAGE_DATA_HEADER_LEN, len);
+		return;
+	}
+	msg = (struct udp_msg){ .data = buf, .len = n, .ep = &p->endpoint };
+	d->stats.tx_udp_dropped += udp_send(&d->udp, &msg, 1);
+	peer_on_data_sent(p, now);
+}
+
+/* A whole packet of len bytes from elsewhere: into its slot or the large buffer. */
+static void send_copy(struct device *d, const uint8_t *pkt, size_t len, uint64_t now)
+{
+	if (len <= PACKET_MAX_INNER) {
+		memcpy(d->tx[d->tx_count].buf + MESSAGE_DATA_HEADER_LEN, pkt, len);
+		send_packet(d, len, now);
+		return;
+	}
+	if (len > PACKET_MAX_INNER_LARGE) {
+		d->stats.tx_bad_packet++;
+		return;
+	}
+	memcpy(d->tx_large.buf + MESSAGE_DATA_HEADER_LEN, pkt, len);
+	send_large(d, len, now);
 }
 
 /* Cuts a TCP super-packet into its segments; returns how many were sent on. */
@@ -132,18 +211,29 @@ static unsigned int send_super_packet(struct device *d, uint8_t *pkt, size_t len
 	struct gso_split split;
 	unsigned int count = 0;
 	size_t seg;
+	bool large;
 
 	if (!gso_split_init(&split, pkt, len, h)) {
 		d->stats.tx_bad_packet++;
 		return 0;
 	}
-	while ((seg = gso_split_next(&split, d->tx[d->tx_count].buf + MESSAGE_DATA_HEADER_LEN,
-				     PACKET_MAX_INNER))) {
-		send_packet(d, seg, now);
+	/* Segments larger than a slot (jumbo MTU) go one by one, in order. */
+	large = split.hdr_len + split.seg > PACKET_MAX_INNER;
+	for (;;) {
+		uint8_t *out = large ? d->tx_large.buf : d->tx[d->tx_count].buf;
+
+		seg = gso_split_next(&split, out + MESSAGE_DATA_HEADER_LEN,
+				     large ? PACKET_MAX_INNER_LARGE : PACKET_MAX_INNER);
+		if (!seg)
+			break;
+		if (large)
+			send_large(d, seg, now);
+		else
+			send_packet(d, seg, now);
 		count++;
 	}
 	if (split.off < split.len)
-		d->stats.tx_bad_packet++;	/* a segment larger than a slot */
+		d->stats.tx_bad_packet++;	/* a segment larger than a datagram */
 	return count;
 }
 
@@ -154,7 +244,7 @@ static unsigned int send_vnet_packet(struct device *d, size_t n, uint64_t now)
 	size_t len = n - GSO_VNET_HDR_LEN;
 	struct gso_hdr h;
 
-	if (n < GSO_VNET_HDR_LEN || n == sizeof(d->tun_buf)) {
+	if (n < GSO_VNET_HDR_LEN || n >= sizeof(d->tun_buf)) {
 		/* no header, or larger than an IP packet can be: cut short */
 		d->stats.tx_bad_packet++;
 		return 0;
@@ -166,12 +256,40 @@ static unsigned int send_vnet_packet(struct device *d, size_t n, uint64_t now)
 		d->stats.tx_bad_packet++;
 		return 0;
 	}
-	if (len > PACKET_MAX_INNER) {
-		d->stats.tx_bad_packet++;
-		return 0;
+	send_copy(d, pkt, len, now);
+	return 1;
+}
+
+/*
+ * Without offloads, a read straight into the slot, or, when the MTU lets
+ * packets be larger than a slot, into the large buffer (a TUN read cuts a
+ * packet to the buffer: one byte more than the limit shows it was cut).
+ */
+static int send_read_plain(struct device *d, uint64_t now)
+{
+	uint8_t *big = d->tx_large.buf + MESSAGE_DATA_HEADER_LEN;
+	ssize_t r;
+
+	if (d->mtu <= PACKET_MAX_INNER) {
+		r = tun_read(&d->tun, d->tx[d->tx_count].buf + MESSAGE_DATA_HEADER_LEN,
+			     PACKET_MAX_INNER + 1);
+		if (r <= 0)
+			return (int)r;
+		if ((size_t)r > PACKET_MAX_INNER)
+			d->stats.tx_bad_packet++;
+		else
+			send_packet(d, (size_t)r, now);
+		return 1;
 	}
-	memcpy(d->tx[d->tx_count].buf + MESSAGE_DATA_HEADER_LEN, pkt, len);
-	send_packet(d, len, now);
+	r = tun_read(&d->tun, big, PACKET_MAX_INNER_LARGE + 1);
+	if (r <= 0)
+		return (int)r;
+	if ((size_t)r <= PACKET_MAX_INNER) {
+		memcpy(d->tx[d->tx_count].buf + MESSAGE_DATA_HEADER_LEN, big, (size_t)r);
+		send_packet(d, (size_t)r, now);
+	} else {
+		send_large(d, (size_t)r, now);	/* drops one that was cut */
+	}
 	return 1;
 }
 
@@ -185,17 +303,12 @@ static int send_read_one(struct device *d, uint64_t now)
 {
 	ssize_t r;
 
-	if (d->tun.vnet_hdr) {
-		r = tun_read(&d->tun, d->tun_buf, sizeof(d->tun_buf));
-		if (r <= 0)
-			return (int)r;
-		return (int)send_vnet_packet(d, (size_t)r, now) + 1;
-	}
-	r = tun_read(&d->tun, d->tx[d->tx_count].buf + MESSAGE_DATA_HEADER_LEN, PACKET_MAX_INNER);
+	if (!d->tun.vnet_hdr)
+		return send_read_plain(d, now);
+	r = tun_read(&d->tun, d->tun_buf, sizeof(d->tun_buf));
 	if (r <= 0)
 		return (int)r;
-	send_packet(d, (size_t)r, now);
-	return 1;
+	return (int)send_vnet_packet(d, (size_t)r, now) + 1;
 }
 
 void send_tun_readable(struct device *d)
