@@ -97,6 +97,7 @@ struct device {
 
 	bool up;			/* IFF_UP: timers run, packets flow */
 	unsigned int mtu;
+	bool rx_large;			/* a datagram larger than a slot came in */
 	int exit_status;		/* 0 clean, 1 error */
 
 	struct noise_local local;

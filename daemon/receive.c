@@ -361,11 +361,27 @@ static bool receive_is_handshake(const uint8_t *msg, size_t len)
  * The receive buffers: with UDP GRO a receive may hold a run of datagrams,
  * and with an MTU larger than a slot one datagram may be larger than a
  * slot (a truncated datagram is lost), so either takes the large layout
- * (fewer, 64 KiB buffers); otherwise a batch of slot-sized buffers.
+ * (fewer, 64 KiB buffers); otherwise a batch of slot-sized buffers.  A
+ * peer's MTU may be larger than ours (the kernel's WireGuard takes
+ * datagrams of any size): once one larger than a slot was cut short, the
+ * large layout stays, so the peer's retransmission gets through (anyone
+ * can send such a datagram; without GRO the cost is 8 datagrams per system
+ * call instead of 64, never a loss).
  */
 static bool receive_large_layout(const struct device *d)
 {
-	return d->udp.gro || d->mtu > PACKET_MAX_INNER;
+	return d->udp.gro || d->rx_large || d->mtu > PACKET_MAX_INNER;
+}
+
+/* A datagram cut short is lost: counted as failing the edge check. */
+static void receive_note_truncated(struct device *d)
+{
+	d->stats.rx_invalid++;
+	if (d->rx_large)
+		return;
+	d->rx_large = true;
+	log_info("a datagram larger than %d bytes was cut short; receiving into %d-byte buffers from now on",
+		 PACKET_BUF_SIZE, UDP_GRO_BUF_SIZE);
 }
 
 void receive_udp_readable(struct device *d, int family)
@@ -395,6 +411,8 @@ void receive_udp_readable(struct device *d, int family)
 	for (i = 0; i < (unsigned int)n; i++) {
 		const struct udp_msg *m = &d->rx_msgs[i];
 
+		if (m->truncated)
+			receive_note_truncated(d);
 		for (off = 0; off < m->len; off += len) {
 			len = receive_next(m, off);
 			handshakes += receive_is_handshake(m->data + off, len);

@@ -317,7 +317,8 @@ int udp_recv(struct udp *u, int family, struct udp_msg *msgs, unsigned int n)
 		struct msghdr *mh = &udp_scratch.mm[i].msg_hdr;
 		struct endpoint *ep = msgs[i].ep;
 
-		msgs[i].len = (mh->msg_flags & MSG_TRUNC) ? 0 : udp_scratch.mm[i].msg_len;
+		msgs[i].truncated = (mh->msg_flags & MSG_TRUNC) != 0;
+		msgs[i].len = msgs[i].truncated ? 0 : udp_scratch.mm[i].msg_len;
 		memset(&ep->addr, 0, sizeof(ep->addr));
 		if (mh->msg_namelen <= sizeof(ep->addr))
 			memcpy(&ep->addr, mh->msg_name, mh->msg_namelen);

@@ -45,6 +45,7 @@ struct udp_msg {
 	size_t len;		/* recv: capacity in, length out */
 	size_t seg;		/* recv: datagrams of this size back to back (the
 				   last may be shorter), 0 if only one */
+	bool truncated;		/* recv: larger than the buffer (len is then 0) */
 	struct endpoint *ep;	/* recv: filled; send: where and from where */
 };
 
@@ -67,7 +68,7 @@ int udp_set_fwmark(struct udp *u, uint32_t fwmark);
 /*
  * Receives up to n datagrams from the socket of one family into msgs[i].data
  * (capacity msgs[i].len); fills len and *ep.  Truncated datagrams come back
- * with len 0.  Returns the count, 0 when none, or -errno.
+ * with len 0 and truncated set.  Returns the count, 0 when none, or -errno.
  */
 int udp_recv(struct udp *u, int family, struct udp_msg *msgs, unsigned int n);
 
