@@ -26,7 +26,6 @@
 #include <string.h>
 
 #include "crypto/bytes.h"
-#include "crypto/util.h"
 #include "daemon/device.h"
 #include "daemon/log.h"
 #include "daemon/peer.h"
@@ -178,11 +177,8 @@ static void send_large(struct device *d, size_t len, uint64_t now)
 		return;
 	send_flush(d, now);
 	n = send_seal(d, p, buf, len, now);
-	if (!n) {
-		/* staged: a copy is kept; the plaintext is not left here */
-		crypto_wipe(buf + MESSAGE_DATA_HEADER_LEN, len);
+	if (!n)
 		return;
-	}
 	msg = (struct udp_msg){ .data = buf, .len = n, .ep = &p->endpoint };
 	d->stats.tx_udp_dropped += udp_send(&d->udp, &msg, 1);
 	peer_on_data_sent(p, now);
