@@ -70,6 +70,12 @@ static bool take_token(struct ratelimiter_entry *e, uint64_t now)
 	return true;
 }
 
+/* Idle long enough to be forgotten; a clock gone backwards keeps it. */
+static bool reclaimable(const struct ratelimiter_entry *e, uint64_t now)
+{
+	return now > e->last && now - e->last >= WG_SECONDS(RATELIMITER_IDLE_TIME);
+}
+
 bool ratelimiter_allow(struct ratelimiter *rl, int ip_version, const uint8_t *addr, uint64_t now)
 {
 	uint8_t key[RATELIMITER_KEY_LEN];
@@ -83,10 +89,12 @@ bool ratelimiter_allow(struct ratelimiter *rl, int ip_version, const uint8_t *ad
 		e = &bucket[i];
 		if (e->used && !memcmp(e->key, key, RATELIMITER_KEY_LEN))
 			return take_token(e, now);
-		/* Prefer a free entry, else the least recently used one. */
-		if (!victim || (victim->used && (!e->used || e->last < victim->last)))
+		if (!victim && (!e->used || reclaimable(e, now)))
 			victim = e;
 	}
+	/* A full bucket refuses a new source rather than evict a live one. */
+	if (!victim)
+		return false;
 	/* A new source starts with a full bucket, minus this packet. */
 	memcpy(victim->key, key, RATELIMITER_KEY_LEN);
 	victim->used = true;

@@ -9,12 +9,14 @@
  *
  * Storage is fixed and embedded (RATELIMITER_BUCKETS x RATELIMITER_WAYS
  * entries, about 130 KiB): a source hashes, with a per-instance random
- * BLAKE2s key, to one bucket of RATELIMITER_WAYS entries; a new source
- * takes a free or idle entry of its bucket, else evicts the bucket's entry
- * that was used least recently.  An entry idle for a whole burst interval
- * holds a full bucket, exactly like a new entry, so evicting it loses
- * nothing; evicting an active entry can only give that source a fresh
- * burst (5 packets), which is the bound an attacker gains.
+ * BLAKE2s key, to one bucket of RATELIMITER_WAYS entries.  A new source
+ * takes a free entry of its bucket, or one idle for RATELIMITER_IDLE_TIME
+ * (the kernel's garbage-collection age); when there is none, its message
+ * is refused.  Entries in use are never evicted, so a sender cycling
+ * through more sources than the table holds gains no fresh bursts: at most
+ * RATELIMITER_BUCKETS x RATELIMITER_WAYS sources are admitted per
+ * RATELIMITER_IDLE_TIME, each with its burst, and a source that keeps
+ * sending keeps its entry.
  *
  * Pure: time comes in as `now` (ns), nothing is allocated, nothing logged.
  * Not thread-safe (the daemon is one event loop).
@@ -29,6 +31,7 @@
 #define RATELIMITER_BURST		5
 #define RATELIMITER_BUCKETS		512	/* power of two */
 #define RATELIMITER_WAYS		8
+#define RATELIMITER_IDLE_TIME		1	/* seconds */
 
 struct ratelimiter_entry {
 	uint64_t last;		/* ns of the last refill */
