@@ -15,7 +15,8 @@
  *   - at most CONTROL_MAX_CLIENTS connections; a new one evicts the one that
  *     has been idle the longest, so stuck clients cannot lock out `wg`.
  * A set message is parsed completely (uapi.h) and handed to ops->set only
- * after its blank line: a malformed message changes nothing.
+ * after its blank line, or at EOF (as wireguard-go): a malformed message
+ * changes nothing.
  */
 /* accept4() */
 #define _GNU_SOURCE
@@ -210,6 +211,23 @@ static void client_line(struct control_client *cl, const char *line, size_t len)
 }
 
 /*
+ * EOF inside a set message ends it as its blank line would, after a last
+ * line without its newline, if any: the message is applied and answered, as
+ * wireguard-go does (a client may close its side instead of sending the
+ * blank line).
+ */
+static void client_set_eof(struct control_client *cl)
+{
+	if (cl->in_len > 0) {
+		client_line(cl, cl->in, cl->in_len);
+		crypto_wipe(cl->in, cl->in_len);
+		cl->in_len = 0;
+	}
+	if (!cl->closing && cl->state == CLIENT_SET)
+		client_line(cl, "", 0);
+}
+
+/*
  * Consumes complete lines from the input buffer until a reply is pending
  * (one reply at a time bounds the output buffer) or the connection is to be
  * closed.  A full buffer without a newline is an overlong line.
@@ -308,8 +326,12 @@ static void client_run(struct control_client *cl)
 		/* A reply held up the processing of complete lines. */
 		if (!cl->closing && memchr(cl->in, '\n', cl->in_len))
 			continue;
-		/* Whatever was left unprocessed in the buffer is an
-		 * incomplete line: at EOF it is dropped (nothing applied). */
+		if (cl->eof && !cl->closing && cl->state == CLIENT_SET) {
+			client_set_eof(cl);
+			continue;
+		}
+		/* Whatever else was left unprocessed in the buffer is an
+		 * incomplete operation: at EOF it is dropped. */
 		if (cl->closing || cl->eof) {
 			client_destroy(cl);
 			return;
