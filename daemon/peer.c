@@ -164,24 +164,35 @@ bool peer_send_buffer(struct peer *p, uint8_t *data, size_t len)
 	return true;
 }
 
-void peer_on_data_sent(struct peer *p, uint64_t now)
+void peer_on_data_sent(struct peer *p, uint64_t now, bool sent)
 {
 	timers_on_authenticated_sent(&p->timers, now);
-	timers_on_data_sent(&p->timers, now, device_jitter(p->dev));
+	if (sent)
+		timers_on_data_sent(&p->timers, now, device_jitter(p->dev));
 	if (timers_rekey_on_send(&p->remote, now))
 		peer_want_handshake(p, now);
 	device_timer_touch(p->dev, timers_next_deadline(&p->timers));
 }
 
-/* Sends the n sealed staged packets in msgs (bytes in all); empties the batch. */
-static void peer_send_batch(struct peer *p, struct udp_msg *msgs, unsigned int *n, size_t *bytes)
+/*
+ * Sends the n sealed staged packets in msgs and empties the batch; returns
+ * how many the kernel took (their bytes are counted as sent).
+ */
+static unsigned int peer_send_batch(struct peer *p, struct udp_msg *msgs, unsigned int *n)
 {
+	unsigned int i, sent = 0;
+
 	if (!*n)
-		return;
+		return 0;
 	p->dev->stats.tx_udp_dropped += udp_send(&p->dev->udp, msgs, *n);
-	p->tx_bytes += *bytes;
+	for (i = 0; i < *n; i++) {
+		if (!msgs[i].sent)
+			continue;
+		p->tx_bytes += msgs[i].len;
+		sent++;
+	}
 	*n = 0;
-	*bytes = 0;
+	return sent;
 }
 
 /*
@@ -193,8 +204,7 @@ void peer_send_staged(struct peer *p, uint64_t now)
 {
 	struct peer_staged *q = &p->staged;
 	struct udp_msg msgs[PACKET_BATCH];
-	unsigned int n = 0, sent = 0;
-	size_t bytes = 0;
+	unsigned int n = 0, sent = 0, sealed = 0;
 
 	if (!q->count || p->endpoint.addr.sa.sa_family == AF_UNSPEC)
 		return;
@@ -205,31 +215,30 @@ void peer_send_staged(struct peer *p, uint64_t now)
 		size_t len = device_padded_len(p->dev, q->len[i]);
 
 		if (large)
-			peer_send_batch(p, msgs, &n, &bytes);
+			sent += peer_send_batch(p, msgs, &n);
 		memset(buf + MESSAGE_DATA_HEADER_LEN + q->len[i], 0, len - q->len[i]);
 		if (noise_seal(&p->remote, buf, len, now) != NOISE_OK)
 			break;
 		msgs[n].data = buf;
 		msgs[n].len = len + MESSAGE_DATA_OVERHEAD;
 		msgs[n].ep = &p->endpoint;
-		bytes += msgs[n].len;
 		n++;
+		sealed++;
 		q->head = (q->head + 1) % MAX_STAGED_PACKETS;
 		q->count--;
-		sent++;
 		if (large) {
-			peer_send_batch(p, msgs, &n, &bytes);
+			sent += peer_send_batch(p, msgs, &n);
 			q->large[i] = NULL;
 			free(large);
 		} else if (n == PACKET_BATCH) {
-			peer_send_batch(p, msgs, &n, &bytes);
+			sent += peer_send_batch(p, msgs, &n);
 		}
 	}
-	peer_send_batch(p, msgs, &n, &bytes);
+	sent += peer_send_batch(p, msgs, &n);
 	if (!q->count)
 		q->head = 0;
-	if (sent)
-		peer_on_data_sent(p, now);
+	if (sealed)
+		peer_on_data_sent(p, now, sent > 0);
 	/* A keypair that could not seal them all: a new session is needed. */
 	if (q->count)
 		peer_want_handshake(p, now);

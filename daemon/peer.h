@@ -85,8 +85,12 @@ void peer_interface_down(struct peer *p);
 /* Runs the timers due at now; returns the peer's next deadline. */
 uint64_t peer_run_timers(struct peer *p, uint64_t now);
 
-/* Data left on the current keypair: the send timers and rekey rules (WP §6.2). */
-void peer_on_data_sent(struct peer *p, uint64_t now);
+/*
+ * Data left on the current keypair: the send timers and rekey rules (WP
+ * §6.2); sent: the kernel took at least one of the datagrams (only then
+ * does the data-sent timer start waiting for an answer).
+ */
+void peer_on_data_sent(struct peer *p, uint64_t now, bool sent);
 
 /* Sends one datagram to the peer's endpoint, counting tx bytes; false if dropped. */
 bool peer_send_buffer(struct peer *p, uint8_t *data, size_t len);

@@ -293,7 +293,6 @@ static void receive_data(struct device *d, uint8_t *msg, size_t len, struct endp
 		return;
 	}
 	p = peer_of_remote(r);
-	p->rx_bytes += len;
 	peer_set_endpoint_from(p, from);
 	if (res == NOISE_OK_CONFIRMED) {
 		timers_on_handshake_complete(&p->timers, now);
@@ -302,7 +301,14 @@ static void receive_data(struct device *d, uint8_t *msg, size_t len, struct endp
 		peer_send_staged(p, now);
 	}
 	timers_on_authenticated_received(&p->timers, now);
-	if (inner_len) {
+	/*
+	 * Received bytes count what is delivered (or a keepalive), as the
+	 * kernel counts them: a packet dropped below for its inner header or
+	 * its source address counts as a drop, not as traffic from the peer.
+	 */
+	if (!inner_len) {
+		p->rx_bytes += len;	/* a keepalive */
+	} else {
 		timers_on_data_received(&p->timers, now);
 		version = receive_inner(inner, &inner_len, &src);
 		if (!version) {
@@ -312,6 +318,7 @@ static void receive_data(struct device *d, uint8_t *msg, size_t len, struct endp
 			d->stats.rx_bad_source++;
 			log_packet(LOG_LEVEL_DEBUG, "inner source address not allowed for the peer; dropped");
 		} else {
+			p->rx_bytes += len;
 			receive_deliver(d, inner, inner_len);
 		}
 	}

@@ -58,11 +58,16 @@ static int send_inner_destination(const uint8_t *pkt, size_t len, const uint8_t 
 	}
 }
 
-/* Sends the sealed slots, then runs the send timers once per run of a peer. */
+/*
+ * Sends the sealed slots; what the kernel took counts as sent to its peer.
+ * The send timers run once per run of a peer's messages, the data-sent one
+ * only if the kernel took at least one of them (as the kernel's WireGuard
+ * does: a send that failed is no reason to expect an answer).
+ */
 static void send_flush(struct device *d, uint64_t now)
 {
-	struct peer *last = NULL;
 	unsigned int i, n = d->tx_count;
+	bool any = false;
 
 	if (!n)
 		return;
@@ -71,10 +76,14 @@ static void send_flush(struct device *d, uint64_t now)
 	for (i = 0; i < n; i++) {
 		struct peer *p = d->tx_peers[i];
 
-		if (p == last)
+		if (d->tx_msgs[i].sent) {
+			p->tx_bytes += d->tx_msgs[i].len;
+			any = true;
+		}
+		if (i + 1 < n && d->tx_peers[i + 1] == p)
 			continue;
-		last = p;
-		peer_on_data_sent(p, now);
+		peer_on_data_sent(p, now, any);
+		any = false;
 	}
 }
 
@@ -110,8 +119,8 @@ static struct peer *send_route(struct device *d, const uint8_t *inner, size_t le
 /*
  * Pads and seals for p the packet of len bytes at buf +
  * MESSAGE_DATA_HEADER_LEN, in place (buf has room for the padding and the
- * tag).  Returns the data message's length, counted as sent to p, or 0 if
- * the packet was staged instead.
+ * tag).  Returns the data message's length, or 0 if the packet was staged
+ * instead.
  */
 static size_t send_seal(struct device *d, struct peer *p, uint8_t *buf, size_t len, uint64_t now)
 {
@@ -126,7 +135,6 @@ static size_t send_seal(struct device *d, struct peer *p, uint8_t *buf, size_t l
 		peer_want_handshake(p, now);
 		return 0;
 	}
-	p->tx_bytes += padded + MESSAGE_DATA_OVERHEAD;
 	return padded + MESSAGE_DATA_OVERHEAD;
 }
 
@@ -180,8 +188,11 @@ static void send_large(struct device *d, size_t len, uint64_t now)
 	if (!n)
 		return;
 	msg = (struct udp_msg){ .data = buf, .len = n, .ep = &p->endpoint };
-	d->stats.tx_udp_dropped += udp_send(&d->udp, &msg, 1);
-	peer_on_data_sent(p, now);
+	if (udp_send(&d->udp, &msg, 1))
+		d->stats.tx_udp_dropped++;
+	else
+		p->tx_bytes += n;
+	peer_on_data_sent(p, now, msg.sent);
 }
 
 /* A whole packet of len bytes from elsewhere: into its slot or the large buffer. */

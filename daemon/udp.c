@@ -438,6 +438,15 @@ static unsigned int udp_make_groups(struct udp_msg *msgs, unsigned int pos, unsi
 	return g;
 }
 
+/* The kernel took groups [g, g + count): their messages were sent. */
+static void udp_mark_sent(struct udp_msg *msgs, unsigned int g, unsigned int count)
+{
+	unsigned int k, end = udp_scratch.group_first[g + count - 1] + udp_scratch.group_count[g + count - 1];
+
+	for (k = udp_scratch.group_first[g]; k < end; k++)
+		msgs[udp_scratch.idx[k]].sent = true;
+}
+
 /*
  * Sends the family's positions [0, n) on fd, in groups.  A group the
  * kernel refuses is dropped (UDP may drop); one refused for its cached
@@ -460,6 +469,7 @@ static unsigned int udp_send_family(struct udp *u, int fd, struct udp_msg *msgs,
 
 		r = sendmmsg(fd, &udp_scratch.mm[done], groups - done, MSG_DONTWAIT);
 		if (r > 0) {
+			udp_mark_sent(msgs, done, (unsigned int)r);
 			done += (unsigned int)r;
 			continue;
 		}
@@ -502,6 +512,8 @@ unsigned int udp_send(struct udp *u, struct udp_msg *msgs, unsigned int n)
 {
 	unsigned int dropped = 0, f, i, count;
 
+	for (i = 0; i < n; i++)
+		msgs[i].sent = false;
 	for (f = 0; f < UDP_NFAMILIES; f++) {
 		int family = f == UDP_V4 ? AF_INET : AF_INET6;
 

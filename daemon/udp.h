@@ -46,6 +46,7 @@ struct udp_msg {
 	size_t seg;		/* recv: datagrams of this size back to back (the
 				   last may be shorter), 0 if only one */
 	bool truncated;		/* recv: larger than the buffer (len is then 0) */
+	bool sent;		/* send: the kernel took it (out) */
 	struct endpoint *ep;	/* recv: filled; send: where and from where */
 };
 
@@ -76,7 +77,8 @@ int udp_recv(struct udp *u, int family, struct udp_msg *msgs, unsigned int n);
  * Sends n datagrams, each to its endpoint, in batches per family; runs of
  * equal-sized datagrams to one endpoint go as one UDP GSO send.  A cached
  * source address the kernel no longer accepts is forgotten and the datagram
- * resent without it.  Returns the number that could not be sent.
+ * resent without it.  Sets each message's sent flag; returns the number
+ * that could not be sent.
  */
 unsigned int udp_send(struct udp *u, struct udp_msg *msgs, unsigned int n);
 
