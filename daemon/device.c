@@ -339,6 +339,7 @@ int device_start(struct device *d, struct tun *tun, struct control *control, cha
 	if (ret < 0)
 		goto fail;
 	d->loop.on_deadline = device_on_deadline;
+	load_init(&d->load);
 	what = "random";
 	d->ratelimiter = calloc(1, sizeof(*d->ratelimiter));
 	if (!d->ratelimiter) {

@@ -32,6 +32,7 @@
 #include "daemon/config.h"
 #include "daemon/control.h"
 #include "daemon/core/allowedips.h"
+#include "daemon/core/load.h"
 #include "daemon/core/noise.h"
 #include "daemon/core/ratelimiter.h"
 #include "daemon/gso.h"
@@ -65,6 +66,19 @@ struct packet_large {
 };
 
 struct peer;
+
+/*
+ * What receive.c learns of one read before processing it: mac1 of each
+ * initiation and response in it, in order (at most one per
+ * MESSAGE_RESPONSE_LEN bytes of the receive area), and whether the read is
+ * handled under load.
+ */
+#define RECEIVE_MAX_HANDSHAKES (UDP_GRO_BATCH * UDP_GRO_BUF_SIZE / MESSAGE_RESPONSE_LEN + 1)
+struct receive_batch {
+	uint8_t mac1_ok[(RECEIVE_MAX_HANDSHAKES + 7) / 8];
+	unsigned int next_handshake;	/* the processing pass's position */
+	bool under_load;
+};
 
 /* Counters of what was dropped, for the debug log and tests. */
 struct device_stats {
@@ -106,10 +120,7 @@ struct device {
 	struct peer *peers;		/* doubly linked, creation order */
 	size_t npeers;
 
-	/* under-load detection (reference §9): handshake messages per second */
-	uint64_t load_window_start;
-	unsigned int load_count;
-	uint64_t under_load_until;
+	struct load load;		/* the handshake backlog (core/load.h) */
 
 	uint64_t jitter_state;		/* xorshift; jitter needs no secrecy */
 	struct device_stats stats;
@@ -131,6 +142,7 @@ struct device {
 	 */
 	uint8_t rx_area[UDP_GRO_BATCH * UDP_GRO_BUF_SIZE] __attribute__((aligned(16)));
 	struct udp_msg rx_msgs[PACKET_BATCH];
+	struct receive_batch rx_batch;
 	struct endpoint rx_eps[PACKET_BATCH];
 	struct gro gro;			/* segments merged on the way to TUN */
 };

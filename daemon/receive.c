@@ -6,10 +6,13 @@
  *
  *   each datagram is checked once at the edge by length and type
  *   (message_classify(), reference §2), then
- *   handshake (types 1-3):
- *     mac1 always; under load mac2 or a cookie reply, and the per-source
- *     rate limiter (WP §5.3, reference §9) -> consume -> endpoint ->
+ *   the read is weighed first: mac1 of each initiation and response, and
+ *     their number decides whether it is handled under load (load.h)
+ *   handshake (types 1-2):
+ *     mac1 as weighed; under load mac2 or a cookie reply, and the
+ *     per-source rate limiter (WP §5.3) -> consume -> endpoint ->
  *     timers -> answer (response) or send staged/keepalive (initiator)
+ *   cookie reply (type 3): to the peer that owns its receiver index
  *   data (type 4):
  *     keypair by receiver index -> open in place -> replay window (in
  *     noise_open) -> roaming endpoint update -> key confirmation -> timers
@@ -17,9 +20,9 @@
  *     source check against the decrypting peer -> TUN write (TCP segments
  *     of one flow merged into one write, see gso.h)
  *
- * Nothing unauthenticated changes protocol state (it only counts towards
- * "under load"), and nothing unauthenticated is answered except by a cookie
- * reply under load (WP §5.1).
+ * Nothing unauthenticated changes protocol state, only handshake messages
+ * with a valid mac1 count towards "under load", and nothing unauthenticated
+ * is answered except by a cookie reply under load (WP §5.1).
  */
 #include <errno.h>
 #include <string.h>
@@ -31,29 +34,11 @@
 #include "daemon/log.h"
 #include "daemon/peer.h"
 
-/*
- * Under load (reference §9): the kernel measures its handshake queue; we
- * have no queue, so we measure the backlog directly: a recvmmsg() batch
- * with RECEIVE_LOAD_BATCH handshake messages, or a full batch (the socket
- * is backed up) of which half are handshake messages, or more than
- * UNDER_LOAD_QUEUE_LEN of them within a second.  Any keeps the device
- * under load for UNDER_LOAD_AFTER_TIME.
- */
-#define RECEIVE_LOAD_BATCH (PACKET_BATCH / 4)
-
-static void receive_note_handshakes(struct device *d, unsigned int count, unsigned int received,
-				    bool full, uint64_t now)
+static bool receive_mac1_ok(const struct receive_batch *rb)
 {
-	if (!count)
-		return;
-	if (now - d->load_window_start >= WG_NSEC_PER_SEC) {
-		d->load_window_start = now;
-		d->load_count = 0;
-	}
-	d->load_count += count;
-	if (count >= RECEIVE_LOAD_BATCH || (full && 2 * count >= received) ||
-	    d->load_count >= UNDER_LOAD_QUEUE_LEN)
-		d->under_load_until = now + WG_SECONDS(UNDER_LOAD_AFTER_TIME);
+	unsigned int k = rb->next_handshake;
+
+	return rb->mac1_ok[k / 8] & (1u << (k % 8));
 }
 
 /* The cookie's source bytes: address then big-endian port (kernel's choice). */
@@ -90,18 +75,25 @@ static void receive_cookie_reply(struct device *d, const uint8_t *msg, uint64_t 
 	log_packet(LOG_LEVEL_DEBUG, "received a cookie reply");
 }
 
-/* After mac1: under load, a cookie reply or the rate limiter.  True to go on. */
-static bool receive_check_macs(struct device *d, uint8_t *msg, size_t len,
-			       struct endpoint *from, uint64_t now)
+/*
+ * After mac1 (checked before, when the read was weighed): under load, a
+ * cookie reply or the rate limiter.  True to go on.
+ */
+static bool receive_check_macs(struct device *d, uint8_t *msg, size_t len, bool mac1_ok,
+			       bool under_load, struct endpoint *from, uint64_t now)
 {
 	uint8_t src[18], reply[MESSAGE_COOKIE_LEN];
 	const uint8_t *addr;
 	size_t src_len;
 	int version;
 
+	if (!mac1_ok) {
+		d->stats.rx_bad_mac++;
+		log_packet(LOG_LEVEL_DEBUG, "handshake message with an invalid mac1 dropped");
+		return false;
+	}
 	src_len = receive_source_bytes(from, src, &version, &addr);
-	switch (cookie_checker_validate(&d->local.cookie, msg, len, src, src_len,
-					now < d->under_load_until, now)) {
+	switch (cookie_checker_check_mac2(&d->local.cookie, msg, len, src, src_len, under_load, now)) {
 	case COOKIE_PROCEED:
 		return true;
 	case COOKIE_PROCEED_RATELIMITED:
@@ -190,13 +182,9 @@ static void receive_response(struct device *d, uint8_t *msg, struct endpoint *fr
 }
 
 static void receive_handshake(struct device *d, enum message_type type, uint8_t *msg, size_t len,
-			      struct endpoint *from, uint64_t now)
+			      const struct receive_batch *rb, struct endpoint *from, uint64_t now)
 {
-	if (type == MESSAGE_HANDSHAKE_COOKIE) {
-		receive_cookie_reply(d, msg, now);
-		return;
-	}
-	if (!receive_check_macs(d, msg, len, from, now))
+	if (!receive_check_macs(d, msg, len, receive_mac1_ok(rb), rb->under_load, from, now))
 		return;
 	if (type == MESSAGE_HANDSHAKE_INITIATION)
 		receive_initiation(d, msg, from, now);
@@ -328,7 +316,8 @@ static void receive_data(struct device *d, uint8_t *msg, size_t len, struct endp
 }
 
 /* One datagram, checked at the edge by length and type, then dispatched. */
-static void receive_one(struct device *d, uint8_t *msg, size_t len, struct endpoint *from, uint64_t now)
+static void receive_one(struct device *d, uint8_t *msg, size_t len, struct receive_batch *rb,
+			struct endpoint *from, uint64_t now)
 {
 	enum message_type type = message_classify(msg, len);
 
@@ -338,8 +327,11 @@ static void receive_one(struct device *d, uint8_t *msg, size_t len, struct endpo
 		break;
 	case MESSAGE_HANDSHAKE_INITIATION:
 	case MESSAGE_HANDSHAKE_RESPONSE:
+		receive_handshake(d, type, msg, len, rb, from, now);
+		rb->next_handshake++;
+		break;
 	case MESSAGE_HANDSHAKE_COOKIE:
-		receive_handshake(d, type, msg, len, from, now);
+		receive_cookie_reply(d, msg, now);
 		break;
 	case MESSAGE_INVALID:
 	default:
@@ -362,6 +354,41 @@ static bool receive_is_handshake(const uint8_t *msg, size_t len)
 	enum message_type type = message_classify(msg, len);
 
 	return type == MESSAGE_HANDSHAKE_INITIATION || type == MESSAGE_HANDSHAKE_RESPONSE;
+}
+
+/*
+ * Weighs a read before any of it is processed (load.h): mac1 of every
+ * initiation and response, kept in rb for the processing pass so that it
+ * is computed once, and the number that passed decides whether the whole
+ * read is handled under load.
+ */
+static void receive_weigh(struct device *d, struct receive_batch *rb, unsigned int n, bool full,
+			  int family, uint64_t now)
+{
+	unsigned int i, k = 0, valid = 0;
+	size_t off, len;
+
+	for (i = 0; i < n; i++) {
+		const struct udp_msg *m = &d->rx_msgs[i];
+
+		for (off = 0; off < m->len; off += len) {
+			uint8_t bit;
+
+			len = receive_next(m, off);
+			if (!receive_is_handshake(m->data + off, len))
+				continue;
+			bit = (uint8_t)(1u << (k % 8));
+			if (cookie_checker_check_mac1(&d->local.cookie, m->data + off, len)) {
+				rb->mac1_ok[k / 8] |= bit;
+				valid++;
+			} else {
+				rb->mac1_ok[k / 8] &= (uint8_t)~bit;
+			}
+			k++;
+		}
+	}
+	rb->next_handshake = 0;
+	rb->under_load = load_note_read(&d->load, (unsigned int)family, valid, full, now);
 }
 
 /*
@@ -396,7 +423,7 @@ void receive_udp_readable(struct device *d, int family)
 	bool large = receive_large_layout(d);
 	unsigned int i, entries = large ? UDP_GRO_BATCH : PACKET_BATCH;
 	size_t size = large ? UDP_GRO_BUF_SIZE : PACKET_BUF_SIZE, off, len;
-	unsigned int handshakes = 0, datagrams = 0;
+	struct receive_batch *rb = &d->rx_batch;
 	uint64_t now;
 	int n;
 
@@ -416,23 +443,16 @@ void receive_udp_readable(struct device *d, int family)
 		return;
 	now = loop_now();
 	for (i = 0; i < (unsigned int)n; i++) {
-		const struct udp_msg *m = &d->rx_msgs[i];
-
-		if (m->truncated)
+		if (d->rx_msgs[i].truncated)
 			receive_note_truncated(d);
-		for (off = 0; off < m->len; off += len) {
-			len = receive_next(m, off);
-			handshakes += receive_is_handshake(m->data + off, len);
-			datagrams++;
-		}
 	}
-	receive_note_handshakes(d, handshakes, datagrams, (unsigned int)n == entries, now);
+	receive_weigh(d, rb, (unsigned int)n, (unsigned int)n == entries, family, now);
 	for (i = 0; i < (unsigned int)n; i++) {
 		const struct udp_msg *m = &d->rx_msgs[i];
 
 		for (off = 0; off < m->len; off += len) {
 			len = receive_next(m, off);
-			receive_one(d, m->data + off, len, m->ep, now);
+			receive_one(d, m->data + off, len, rb, m->ep, now);
 		}
 	}
 	/* The buffers are reused by the next batch: the group goes out now. */

@@ -98,18 +98,29 @@ static bool make_cookie(struct cookie_checker *c, uint8_t cookie[COOKIE_LEN], co
 	return true;
 }
 
-enum cookie_mac_result cookie_checker_validate(struct cookie_checker *c, const uint8_t *msg, size_t len,
-					       const uint8_t *src, size_t src_len, bool under_load,
-					       uint64_t now)
+bool cookie_checker_check_mac1(const struct cookie_checker *c, const uint8_t *msg, size_t len)
+{
+	uint8_t computed[COOKIE_LEN];
+	size_t off1, off2;
+	bool ok;
+
+	if (!c->has_keys || !mac_offsets(len, &off1, &off2))
+		return false;
+	mac(computed, c->mac1_key, sizeof(c->mac1_key), msg, off1);
+	ok = crypto_equal(computed, msg + off1, COOKIE_LEN);
+	crypto_wipe(computed, sizeof(computed));
+	return ok;
+}
+
+enum cookie_mac_result cookie_checker_check_mac2(struct cookie_checker *c, const uint8_t *msg, size_t len,
+						 const uint8_t *src, size_t src_len, bool under_load,
+						 uint64_t now)
 {
 	uint8_t computed[COOKIE_LEN], cookie[COOKIE_LEN];
 	enum cookie_mac_result res;
 	size_t off1, off2;
 
 	if (!c->has_keys || !mac_offsets(len, &off1, &off2))
-		return COOKIE_DROP_BAD_MAC1;
-	mac(computed, c->mac1_key, sizeof(c->mac1_key), msg, off1);
-	if (!crypto_equal(computed, msg + off1, COOKIE_LEN))
 		return COOKIE_DROP_BAD_MAC1;
 	if (!under_load)
 		return COOKIE_PROCEED;
@@ -120,6 +131,15 @@ enum cookie_mac_result cookie_checker_validate(struct cookie_checker *c, const u
 	crypto_wipe(cookie, sizeof(cookie));
 	crypto_wipe(computed, sizeof(computed));
 	return res;
+}
+
+enum cookie_mac_result cookie_checker_validate(struct cookie_checker *c, const uint8_t *msg, size_t len,
+					       const uint8_t *src, size_t src_len, bool under_load,
+					       uint64_t now)
+{
+	if (!cookie_checker_check_mac1(c, msg, len))
+		return COOKIE_DROP_BAD_MAC1;
+	return cookie_checker_check_mac2(c, msg, len, src, src_len, under_load, now);
 }
 
 bool cookie_checker_create_reply(struct cookie_checker *c, uint8_t out[MESSAGE_COOKIE_LEN],

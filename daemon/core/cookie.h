@@ -86,7 +86,23 @@ void cookie_checker_set_key(struct cookie_checker *c, const uint8_t public_key[N
 void cookie_checker_clear(struct cookie_checker *c);
 
 /*
- * Check a received initiation or response (msg, len must be exactly
+ * mac1 of a received initiation or response (len must be exactly
+ * MESSAGE_INITIATION_LEN or MESSAGE_RESPONSE_LEN, else false), in constant
+ * time.  The cheap check that tells handshake work from junk.
+ */
+bool cookie_checker_check_mac1(const struct cookie_checker *c, const uint8_t *msg, size_t len);
+
+/*
+ * The rest of the check, for a message whose mac1 is valid: not under
+ * load, COOKIE_PROCEED; under load, mac2 against the cookie for src (which
+ * may draw a new secret at `now`).
+ */
+enum cookie_mac_result cookie_checker_check_mac2(struct cookie_checker *c, const uint8_t *msg, size_t len,
+						 const uint8_t *src, size_t src_len, bool under_load,
+						 uint64_t now);
+
+/*
+ * Both checks of a received initiation or response (msg, len must be exactly
  * MESSAGE_INITIATION_LEN or MESSAGE_RESPONSE_LEN; anything else gives
  * COOKIE_DROP_BAD_MAC1).  mac2 is only computed under load, which may draw
  * a new secret at `now`.

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Per-source token buckets for handshake messages under load (reference §9;
- * WP §5.3 leaves the policy to the implementation; the numbers are the
- * Linux kernel's): each source may pass RATELIMITER_PACKETS_PER_SECOND
+ * Per-source token buckets for handshake messages under load
+ * (doc/architecture.md, "Under load"; WP §5.3 leaves the policy to the
+ * implementation; the numbers are the Linux kernel's): each source may pass RATELIMITER_PACKETS_PER_SECOND
  * (20) messages per second with a burst of RATELIMITER_BURST (5).  A
  * source is an IPv4 address or an IPv6 /64 (one host usually owns a whole
  * /64, so keying by the full address would let it mint buckets).

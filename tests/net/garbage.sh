@@ -10,13 +10,16 @@
 # real address.
 # Afterwards both daemons live, both keep the same handshake (nanosecond
 # exact) and endpoint, nothing was delivered to either TUN device, and
-# pings still pass both ways without a new handshake.
+# pings still pass both ways without a new handshake.  Last, a burst of
+# random initiation-sized junk must not count as load: the next real
+# initiation gets its response at once, not a cookie reply.
 
 . "$(dirname "$0")/lib.sh"
 
 nt_init gb
 nt_need nft
 FUZZ=$(dirname "$0")/wgfuzz.py
+UNDER_LOAD_AFTER=1	# s, UNDER_LOAD_AFTER_TIME
 ROLE_A=${1:-wgd}
 ROLE_B=${2:-wgd}
 nt_pair "$ROLE_A" "$ROLE_B"
@@ -91,4 +94,19 @@ nt_ping "$IF_B" 198.51.100.1 || nt_fail "ping b -> a after garbage"
 nt_ping "$IF_B" fd00:2::1 -6 || nt_fail "ping6 b -> a after garbage"
 check_session "after garbage"
 nt_ok "same session (handshake $hs_a / $hs_b), pings pass both ways"
+
+# Junk is no load: thousands of random initiation-sized datagrams (no keys,
+# no valid mac1) must not make b answer the next real initiation with a
+# cookie reply, which would hold the new session back by a retransmission
+# (5 s).  a forgets b and meets it again right after the burst.
+sleep "$(awk "BEGIN { print $UNDER_LOAD_AFTER + 0.1 }")"	# the replay flood's second is over
+c0=$(cookies)
+nt_x "$NS_A" "$NT_PY" "$FUZZ" junk 192.0.2.2 "$NT_PORT" 3000 || nt_fail "junk to b"
+nt_wg "$IF_A" set "$IF_A" peer "${NT_PUB[$IF_B]}" remove || nt_fail "wg set $IF_A peer remove"
+nt_wg "$IF_A" set "$IF_A" peer "${NT_PUB[$IF_B]}" allowed-ips 198.51.100.2/32 \
+	endpoint 192.0.2.2:"$NT_PORT" || nt_fail "wg set $IF_A peer"
+nt_x "$NS_A" ping -q -c 1 -W 2 198.51.100.2 >/dev/null ||
+	nt_fail "no new session within 2 s of a junk burst ($(($(cookies) - c0)) cookie replies from b)"
+[ "$(cookies)" = "$c0" ] || nt_fail "b sent $(($(cookies) - c0)) cookie replies after junk"
+nt_ok "a junk burst is no load: new session at once, no cookie reply"
 echo "PASS"

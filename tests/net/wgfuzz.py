@@ -11,6 +11,10 @@
       Replay the captured initiations toward TARGET:PORT COUNT times, as
       fast as possible, from their real source.
 
+  wgfuzz.py junk TARGET PORT COUNT
+      Send COUNT initiation-sized datagrams of random contents (invalid
+      mac1) toward TARGET:PORT in a burst, from one ordinary socket.
+
   wgfuzz.py inject CAPTURE TARGET PORT SEED [TARGET6]
       Send to TARGET:PORT, from the addresses and ports the captured packets
       really came from (raw IPv4 socket, so replays are exact): random bytes of
@@ -254,6 +258,24 @@ def flood(capture, target, port, count):
     return 0
 
 
+def junk(target, port, count):
+    """COUNT datagrams of an initiation's size and type but random contents
+    (so no valid mac1), in a burst from one ordinary socket: what anybody
+    can send without keys.  A responder must not take them for load."""
+    rng = random.Random(7)
+    s = socket.socket(socket.AF_INET6 if ":" in target else socket.AF_INET, socket.SOCK_DGRAM)
+    sent = refused = 0
+    for _ in range(count):
+        try:
+            s.sendto(header(INITIATION) + rbytes(rng, SIZES[INITIATION] - 4), (target, port))
+            sent += 1
+        except OSError:
+            refused += 1
+    print("junk: %d random initiations sent to %s:%d (%d refused locally)"
+          % (sent, target, port, refused))
+    return 0
+
+
 def _spoof(src, sport, dst, dport, payload):
     """An IPv4 + UDP datagram from any source.  On a raw IPPROTO_RAW socket
     the kernel fills in the IPv4 total length, identification and header
@@ -270,6 +292,8 @@ def main(argv):
         return 0
     if len(argv) == 5 and argv[0] == "flood":
         return flood(argv[1], argv[2], int(argv[3]), int(argv[4]))
+    if len(argv) == 4 and argv[0] == "junk":
+        return junk(argv[1], int(argv[2]), int(argv[3]))
     if len(argv) in (5, 6) and argv[0] == "inject":
         return inject(argv[1], argv[2], int(argv[3]), int(argv[4]),
                       argv[5] if len(argv) == 6 else None)
