@@ -23,7 +23,10 @@ static void config_clear_all_src(struct device *d)
 		endpoint_clear_src(&p->endpoint);
 }
 
-/* WP §5.4 / reference §7: a new identity invalidates every session. */
+/*
+ * WP §5.4: a new identity invalidates every session, and the handshakes
+ * with it may start at once.  Returns 1 if the identity changed, else 0.
+ */
 static int config_set_private_key(struct device *d, const uint8_t key[CONFIG_KEY_LEN])
 {
 	uint8_t clamped[CONFIG_KEY_LEN];
@@ -51,9 +54,11 @@ static int config_set_private_key(struct device *d, const uint8_t key[CONFIG_KEY
 	self = d->local.has_identity ? peer_lookup(d, d->local.public_key) : NULL;
 	if (self)
 		peer_destroy(self);
-	for (p = d->peers; p; p = p->next)
+	for (p = d->peers; p; p = p->next) {
 		noise_remote_update_local(&p->remote);
-	return 0;
+		peer_keys_changed(p);
+	}
+	return 1;
 }
 
 /*
@@ -172,10 +177,13 @@ static int config_apply_peer(struct device *d, const struct config_peer *cp, uin
 		if (!p)
 			return -ENOMEM;
 	}
+	/* A new preshared key takes effect with a new handshake, at once. */
 	if ((cp->flags & CONFIG_PEER_HAS_PRESHARED_KEY) &&
-	    !crypto_equal(cp->preshared_key, p->remote.preshared_key, CONFIG_KEY_LEN))
+	    !crypto_equal(cp->preshared_key, p->remote.preshared_key, CONFIG_KEY_LEN)) {
 		noise_remote_set_preshared_key(&p->remote, crypto_is_zero(cp->preshared_key, CONFIG_KEY_LEN)
 							   ? NULL : cp->preshared_key);
+		peer_keys_changed(p);
+	}
 	if (cp->flags & CONFIG_PEER_HAS_ENDPOINT)
 		config_set_endpoint(p, &cp->endpoint);
 	if ((cp->flags & CONFIG_PEER_HAS_KEEPALIVE) &&
@@ -195,14 +203,13 @@ int device_config_set(void *ctx, const struct config_device *cfg)
 {
 	struct device *d = ctx;
 	uint64_t now = loop_now();
+	bool new_identity = false;
+	struct peer *p;
 	size_t i;
 	int ret;
 
-	if (cfg->flags & CONFIG_DEVICE_HAS_PRIVATE_KEY) {
-		ret = config_set_private_key(d, cfg->private_key);
-		if (ret < 0)
-			return ret;
-	}
+	if (cfg->flags & CONFIG_DEVICE_HAS_PRIVATE_KEY)
+		new_identity = config_set_private_key(d, cfg->private_key);
 	if (cfg->flags & CONFIG_DEVICE_HAS_LISTEN_PORT) {
 		ret = config_set_port(d, cfg->listen_port,
 				      (cfg->flags & CONFIG_DEVICE_HAS_FWMARK) ? cfg->fwmark : d->udp.fwmark);
@@ -222,6 +229,15 @@ int device_config_set(void *ctx, const struct config_device *cfg)
 		ret = config_apply_peer(d, &cfg->peers[i], now);
 		if (ret < 0)
 			return ret;
+	}
+	/*
+	 * Packets staged under the old identity, or while there was none, go
+	 * out behind a handshake with the new one, once the whole message is
+	 * applied (so that one handshake carries all of its changes).
+	 */
+	if (new_identity && d->up) {
+		for (p = d->peers; p; p = p->next)
+			peer_send_staged(p, now);
 	}
 	return 0;
 }

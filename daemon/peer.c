@@ -265,6 +265,12 @@ void peer_send_initiation(struct peer *p, uint64_t now)
 	device_timer_touch(p->dev, timers_next_deadline(&p->timers));
 }
 
+void peer_keys_changed(struct peer *p)
+{
+	noise_remote_expire_current(&p->remote);
+	timers_on_keys_changed(&p->timers);
+}
+
 void peer_want_handshake(struct peer *p, uint64_t now)
 {
 	if (!p->dev->up)

@@ -68,6 +68,15 @@ void peer_drop_staged(struct peer *p);
 /* Seals and sends the staged packets if the current keypair can send. */
 void peer_send_staged(struct peer *p, uint64_t now);
 
+/*
+ * Our private key or the peer's preshared key changed (after
+ * noise_remote_update_local() for the former): the current keypairs stop
+ * sending and the initiation rate limit is forgotten, so that the next
+ * packet (peer_send_staged() once the whole change is applied) handshakes
+ * at once with the new keys.
+ */
+void peer_keys_changed(struct peer *p);
+
 /* The send path needs a session: initiate unless one is in flight. */
 void peer_want_handshake(struct peer *p, uint64_t now);
 /* Creates and sends an initiation now (after the rate limit allowed it). */

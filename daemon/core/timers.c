@@ -46,6 +46,11 @@ void timers_stop(struct timers *t)
 	t->initiation_allowed_at = 0;
 }
 
+void timers_on_keys_changed(struct timers *t)
+{
+	t->initiation_allowed_at = 0;
+}
+
 void timers_on_interface_up(struct timers *t, uint64_t now)
 {
 	t->up = true;

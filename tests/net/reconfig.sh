@@ -8,7 +8,11 @@
 #   public key, gets no more traffic) and removes a peer whose public key is
 #   the new one; once b knows the new key, a new handshake carries traffic;
 # - a preshared key that differs from b's makes handshakes fail; the same
-#   key on both sides makes them work again.
+#   key on both sides makes them work again;
+# - a rotation of the private key, or a new preshared key on both sides,
+#   right after a handshake carries traffic within a second (the
+#   initiation rate limit goes with the old keys), and a packet staged
+#   while a had no private key leaves as soon as it gets one.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -52,5 +56,41 @@ nt_noping "$IF_A" 198.51.100.2 || nt_fail "a handshake succeeded with different 
 nt_wg "$IF_A" set "$IF_A" peer "${NT_PUB[$IF_B]}" preshared-key "$NT_TMP/psk1" || nt_fail "a: psk1"
 nt_ping "$IF_A" 198.51.100.2 || nt_fail "no traffic with equal preshared keys"
 nt_ok "different preshared keys: no handshake; equal: traffic"
+
+# once: one ping, its reply within W seconds (nt_ping retries, this may not).
+once() { nt_x "$NS_A" ping -q -c 1 -W "$1" 198.51.100.2 >/dev/null 2>&1; }
+
+# Rotation within seconds of a handshake, as the kernel does it: b learns
+# the new public key first, then a takes the new private key; the next
+# packet handshakes at once (the 5 s initiation limit goes with the old
+# keys) and its reply is back within a second.
+(umask 077 && wg genkey >"$NT_TMP/key3") || nt_fail "wg genkey"
+key3_pub=$(wg pubkey <"$NT_TMP/key3")
+once 1 || nt_fail "no traffic before the rotation"
+nt_wg "$IF_B" set "$IF_B" peer "$new_pub" remove peer "$key3_pub" preshared-key "$NT_TMP/psk1" \
+	allowed-ips 198.51.100.1/32,fd00:2::1/128 || nt_fail "b: key3"
+nt_wg "$IF_A" set "$IF_A" private-key "$NT_TMP/key3" || nt_fail "a: key3"
+once 1 || nt_fail "no reply within 1 s of a key rotation"
+nt_ok "key rotation right after a handshake: traffic back within a second"
+
+# A preshared key changed on both sides: the next packet handshakes with it
+# at once, not after the old session's rekey.
+hs1=$(nt_handshake_ns "$IF_A")
+nt_wg "$IF_B" set "$IF_B" peer "$key3_pub" preshared-key "$NT_TMP/psk2" || nt_fail "b: psk2"
+nt_wg "$IF_A" set "$IF_A" peer "${NT_PUB[$IF_B]}" preshared-key "$NT_TMP/psk2" || nt_fail "a: psk2"
+once 1 || nt_fail "no reply within 1 s of a preshared-key change"
+[ "$(nt_handshake_ns "$IF_A")" != "$hs1" ] || nt_fail "no new handshake for the new preshared key"
+nt_ok "preshared key changed: new handshake at once, traffic within a second"
+
+# Packets sent while a has no private key are staged; giving it one sends
+# them at once behind a handshake (b already knows the key).
+nt_wg "$IF_A" set "$IF_A" private-key /dev/null || nt_fail "a: remove the private key"
+[ "$(nt_wg "$IF_A" show "$IF_A" public-key)" = "(none)" ] || nt_fail "a still has a key"
+nt_x "$NS_A" ping -q -c 1 -W 3 198.51.100.2 >"$NT_TMP/staged.ping" 2>&1 &
+staged=$!
+sleep 0.5
+nt_wg "$IF_A" set "$IF_A" private-key "$NT_TMP/key3" || nt_fail "a: key3 again"
+wait "$staged" || nt_fail "a packet staged without a key was not sent once the key came"
+nt_ok "staged without a private key: sent as soon as the key is set"
 nt_gone "${NT_DPID[$IF_A]}" && nt_fail "wgd died"
 echo "PASS"
