@@ -13,12 +13,6 @@ struct peer *peer_create(struct device *d, const uint8_t public_key[NOISE_PUBLIC
 
 	if (!p)
 		return NULL;
-	/* The slots' pages are touched only when packets are staged. */
-	p->staged.slots = calloc(MAX_STAGED_PACKETS, sizeof(struct packet));
-	if (!p->staged.slots) {
-		free(p);
-		return NULL;
-	}
 	p->dev = d;
 	noise_remote_init(&p->remote, &d->local, public_key);
 	timers_init(&p->timers);
@@ -64,7 +58,6 @@ void peer_destroy(struct peer *p)
 	noise_remote_clear(&p->remote);
 	timers_stop(&p->timers);
 	peer_drop_staged(p);
-	free(p->staged.slots);
 	crypto_wipe(p, sizeof(*p));
 	free(p);
 }
@@ -82,60 +75,68 @@ struct peer *peer_lookup(struct device *d, const uint8_t public_key[NOISE_PUBLIC
 }
 
 /*
- * The oversize entry's buffer: headroom, the packet, and room for the most
+ * A staged packet's buffer: headroom, the packet, and room for the most
  * padding device_padded_len() adds (to a multiple of 16) and the tag.
  */
-static size_t peer_large_size(size_t len)
+static size_t peer_staged_buf_size(size_t len)
 {
 	size_t padded = (len + MESSAGE_PADDING_MULTIPLE - 1) & ~(size_t)(MESSAGE_PADDING_MULTIPLE - 1);
 
 	return padded + MESSAGE_DATA_OVERHEAD;
 }
 
+/* Takes the oldest entry off the queue; the caller frees it. */
+static struct peer_staged_packet *peer_staged_pop(struct peer_staged *q)
+{
+	struct peer_staged_packet *sp = q->head;
+
+	q->head = sp->next;
+	if (!q->head)
+		q->tail = NULL;
+	q->count--;
+	return sp;
+}
+
 /*
  * Drops the oldest entry.  Staged plaintext is user data: it is wiped
- * rather than left in a slot or in freed memory.
+ * rather than left in freed memory.
  */
 static void peer_staged_drop_head(struct peer_staged *q)
 {
-	unsigned int i = q->head;
-	uint8_t *buf = q->large[i] ? q->large[i] : q->slots[i].buf;
+	struct peer_staged_packet *sp = peer_staged_pop(q);
 
-	crypto_wipe(buf, q->len[i] + MESSAGE_DATA_HEADER_LEN);
-	free(q->large[i]);
-	q->large[i] = NULL;
-	q->head = (q->head + 1) % MAX_STAGED_PACKETS;
-	q->count--;
+	crypto_wipe(sp->buf, MESSAGE_DATA_HEADER_LEN + sp->len);
+	free(sp);
 }
 
 void peer_stage(struct peer *p, const uint8_t *inner, size_t len)
 {
 	struct peer_staged *q = &p->staged;
-	uint8_t *buf, *large = NULL;
-	unsigned int slot;
+	struct peer_staged_packet *sp;
 
 	if (len > PACKET_MAX_INNER_LARGE) {
 		p->dev->stats.tx_bad_packet++;
 		return;
 	}
-	if (len > PACKET_MAX_INNER) {
-		large = malloc(peer_large_size(len));
-		if (!large) {
-			p->dev->stats.tx_staged_dropped++;
-			log_packet(LOG_LEVEL_ERROR, "out of memory staging a %zu-byte packet; dropped", len);
-			return;
-		}
+	sp = malloc(sizeof(*sp) + peer_staged_buf_size(len));
+	if (!sp) {
+		p->dev->stats.tx_staged_dropped++;
+		log_packet(LOG_LEVEL_ERROR, "out of memory staging a %zu-byte packet; dropped", len);
+		return;
 	}
 	if (q->count == MAX_STAGED_PACKETS) {
-		/* full: the oldest goes (reference §8) */
+		/* full: the oldest goes (WP §6.2) */
 		peer_staged_drop_head(q);
 		p->dev->stats.tx_staged_dropped++;
 	}
-	slot = (q->head + q->count) % MAX_STAGED_PACKETS;
-	q->large[slot] = large;
-	buf = large ? large : q->slots[slot].buf;
-	memcpy(buf + MESSAGE_DATA_HEADER_LEN, inner, len);
-	q->len[slot] = (uint16_t)len;
+	sp->next = NULL;
+	sp->len = len;
+	memcpy(sp->buf + MESSAGE_DATA_HEADER_LEN, inner, len);
+	if (q->tail)
+		q->tail->next = sp;
+	else
+		q->head = sp;
+	q->tail = sp;
 	q->count++;
 }
 
@@ -145,7 +146,6 @@ void peer_drop_staged(struct peer *p)
 
 	while (q->count)
 		peer_staged_drop_head(q);
-	q->head = 0;
 }
 
 bool peer_send_buffer(struct peer *p, uint8_t *data, size_t len)
@@ -173,62 +173,63 @@ void peer_on_data_sent(struct peer *p, uint64_t now)
 	device_timer_touch(p->dev, timers_next_deadline(&p->timers));
 }
 
-/* Sends the n sealed staged packets in msgs (bytes in all); empties the batch. */
-static void peer_send_batch(struct peer *p, struct udp_msg *msgs, unsigned int *n, size_t *bytes)
+/*
+ * Sends the n sealed staged packets of the batch (bytes in all), then frees
+ * their buffers (ciphertext by then: no wipe needed); empties the batch.
+ */
+static void peer_send_batch(struct peer *p, struct udp_msg *msgs, struct peer_staged_packet **sent,
+			    unsigned int *n, size_t *bytes)
 {
+	unsigned int i;
+
 	if (!*n)
 		return;
 	p->dev->stats.tx_udp_dropped += udp_send(&p->dev->udp, msgs, *n);
 	p->tx_bytes += *bytes;
+	for (i = 0; i < *n; i++)
+		free(sent[i]);
 	*n = 0;
 	*bytes = 0;
 }
 
 /*
- * Seals the staged packets in order, in batches; an oversize one goes on
- * its own after the batch before it, so the peer receives them in order,
- * and its buffer (ciphertext by then) is freed once it is sent.
+ * Seals the staged packets in order, in batches; an oversize one (larger
+ * than a send slot, as send_large() sends them) goes on its own after the
+ * batch before it, so the peer receives them in order.
  */
 void peer_send_staged(struct peer *p, uint64_t now)
 {
 	struct peer_staged *q = &p->staged;
 	struct udp_msg msgs[PACKET_BATCH];
-	unsigned int n = 0, sent = 0;
+	struct peer_staged_packet *sent[PACKET_BATCH];
+	unsigned int n = 0, total = 0;
 	size_t bytes = 0;
 
 	if (!q->count || p->endpoint.addr.sa.sa_family == AF_UNSPEC)
 		return;
 	while (q->count) {
-		unsigned int i = q->head;
-		uint8_t *large = q->large[i];
-		uint8_t *buf = large ? large : q->slots[i].buf;
-		size_t len = device_padded_len(p->dev, q->len[i]);
+		struct peer_staged_packet *sp = q->head;
+		bool large = sp->len > PACKET_MAX_INNER;
+		size_t len = device_padded_len(p->dev, sp->len);
 
 		if (large)
-			peer_send_batch(p, msgs, &n, &bytes);
-		memset(buf + MESSAGE_DATA_HEADER_LEN + q->len[i], 0, len - q->len[i]);
-		if (noise_seal(&p->remote, buf, len, now) != NOISE_OK)
+			peer_send_batch(p, msgs, sent, &n, &bytes);
+		memset(sp->buf + MESSAGE_DATA_HEADER_LEN + sp->len, 0, len - sp->len);
+		if (noise_seal(&p->remote, sp->buf, len, now) != NOISE_OK)
 			break;
-		msgs[n].data = buf;
+		peer_staged_pop(q);
+		msgs[n].data = sp->buf;
 		msgs[n].len = len + MESSAGE_DATA_OVERHEAD;
 		msgs[n].ep = &p->endpoint;
+		sent[n] = sp;
 		bytes += msgs[n].len;
 		n++;
-		q->head = (q->head + 1) % MAX_STAGED_PACKETS;
-		q->count--;
-		sent++;
-		if (large) {
-			peer_send_batch(p, msgs, &n, &bytes);
-			q->large[i] = NULL;
-			free(large);
-		} else if (n == PACKET_BATCH) {
-			peer_send_batch(p, msgs, &n, &bytes);
-		}
+		total++;
+		if (large || n == PACKET_BATCH)
+			peer_send_batch(p, msgs, sent, &n, &bytes);
 	}
-	peer_send_batch(p, msgs, &n, &bytes);
-	if (!q->count)
-		q->head = 0;
-	if (sent)
+	peer_send_batch(p, msgs, sent, &n, &bytes);
+	if (total)
 		peer_on_data_sent(p, now);
 	/* A keypair that could not seal them all: a new session is needed. */
 	if (q->count)
