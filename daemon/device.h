@@ -32,6 +32,7 @@
 #include "daemon/config.h"
 #include "daemon/control.h"
 #include "daemon/core/allowedips.h"
+#include "daemon/core/keyhash.h"
 #include "daemon/core/noise.h"
 #include "daemon/core/ratelimiter.h"
 #include "daemon/gso.h"
@@ -105,6 +106,7 @@ struct device {
 	struct ratelimiter *ratelimiter;
 	struct peer *peers;		/* doubly linked, creation order */
 	size_t npeers;
+	struct keyhash peer_keys;	/* the same peers by public key */
 
 	/* under-load detection (reference §9): handshake messages per second */
 	uint64_t load_window_start;

@@ -15,6 +15,12 @@ struct peer *peer_create(struct device *d, const uint8_t public_key[NOISE_PUBLIC
 		return NULL;
 	p->dev = d;
 	noise_remote_init(&p->remote, &d->local, public_key);
+	if (keyhash_insert(&d->peer_keys, &p->key_entry, p->remote.public_key) < 0) {
+		noise_remote_clear(&p->remote);
+		crypto_wipe(p, sizeof(*p));
+		free(p);
+		return NULL;
+	}
 	timers_init(&p->timers);
 	allowedips_owner_init(&p->allowedips, p);
 	p->endpoint.addr.sa.sa_family = AF_UNSPEC;
@@ -54,6 +60,7 @@ void peer_destroy(struct peer *p)
 			d->peers->prev = p->prev;
 	}
 	d->npeers--;
+	keyhash_remove(&d->peer_keys, &p->key_entry);
 	allowedips_remove_owner(&d->table, &p->allowedips);
 	noise_remote_clear(&p->remote);
 	timers_stop(&p->timers);
@@ -64,14 +71,9 @@ void peer_destroy(struct peer *p)
 
 struct peer *peer_lookup(struct device *d, const uint8_t public_key[NOISE_PUBLIC_KEY_LEN])
 {
-	struct peer *p;
+	struct keyhash_entry *e = keyhash_lookup(&d->peer_keys, public_key);
 
-	/* Public keys are not secret: memcmp is fine. */
-	for (p = d->peers; p; p = p->next) {
-		if (!memcmp(p->remote.public_key, public_key, NOISE_PUBLIC_KEY_LEN))
-			return p;
-	}
-	return NULL;
+	return e ? container_of(e, struct peer, key_entry) : NULL;
 }
 
 /*

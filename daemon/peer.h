@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "daemon/core/allowedips.h"
+#include "daemon/core/keyhash.h"
 #include "daemon/core/noise.h"
 #include "daemon/core/timers.h"
 #include "daemon/device.h"
@@ -46,6 +47,7 @@ struct peer {
 	struct noise_remote remote;
 	struct timers timers;
 	struct allowedips_owner allowedips;
+	struct keyhash_entry key_entry;	/* in dev->peer_keys */
 	struct endpoint endpoint;	/* AF_UNSPEC until known */
 	uint64_t rx_bytes, tx_bytes;
 	uint64_t last_handshake_ns;	/* unix ns; 0 = never */
