@@ -2,11 +2,15 @@
 /*
  * The Noise_IKpsk2 handshake and the transport keypairs (WP §5.4, §6.3;
  * reference §3, §5, §7).  Works on message bytes, indices and `now` only:
- * no sockets, no clock, no logging, no allocation.  Results are returned as
- * enum noise_result and one caller (the shell's send/receive path) acts on
- * them.
+ * no sockets, no clock, no logging, and no allocation but one: the
+ * storage of a remote's three keypair slots, allocated when its first
+ * session begins and freed when its keys are cleared, so that an idle
+ * peer does not carry three replay windows (3.4 KiB).  Results are
+ * returned as enum noise_result and one caller (the shell's send/receive
+ * path) acts on them.
  *
- * Objects (all storage is the caller's; embed them and use container_of):
+ * Objects (the caller's storage, but for the keypair slots; embed them and
+ * use container_of):
  *
  *  struct noise_local   the device: static private/public key, the cookie
  *                       checker (mac1/cookie keys of our public key, cookie
@@ -14,11 +18,14 @@
  *                       public key, the table of live local indices, and the
  *                       caller's peer-lookup-by-public-key callback.
  *  struct noise_remote  one peer: its public key, the preshared key, the
- *                       precomputed static-static DH, the greatest TAI64N
+ *                       static-static DH (computed on the first handshake
+ *                       that needs it, again after an identity change: a
+ *                       peer costs no X25519 when it is added), the greatest TAI64N
  *                       timestamp accepted and when the last initiation was
  *                       consumed (replay and flood protection, WP §5.1), the
  *                       handshake in progress, the three keypair slots
- *                       previous/current/next and their fixed storage, and
+ *                       previous/current/next and their storage (NULL
+ *                       while the remote has no session), and
  *                       the cookie maker (mac1/mac2 for what we send).
  *  struct noise_keypair one session: send/receive keys, send counter, the
  *                       replay window, birth time, who initiated it, our
@@ -37,7 +44,7 @@
  * current, so the responder cannot send before confirmation.  A keypair
  * pointer stays valid (same storage) until the remote's next session is
  * installed or its keys are cleared; after that it may be reused for a new
- * session.
+ * session (or, after a clear, freed).
  *
  * Secrets: every temporary that held a DH result, chaining key, hash or
  * key is wiped before return, on success and on every failure; failed
@@ -61,6 +68,7 @@
 #include "daemon/core/replay.h"
 
 #define NOISE_INDEX_BUCKETS 2048	/* power of two; 16 KiB of pointers */
+#define NOISE_KEYPAIR_SLOTS 3		/* previous, current, next */
 
 enum noise_result {
 	NOISE_OK = 0,
@@ -86,6 +94,7 @@ enum noise_result {
 	NOISE_ERR_WRONG_STATE,		/* create_response without a consumed initiation */
 	NOISE_ERR_RANDOM,		/* crypto_random failed */
 	NOISE_ERR_INDEX,		/* no free index found (table absurdly full) */
+	NOISE_ERR_MEMORY,		/* no memory for the keypair slots */
 };
 
 /* A readable name for logs ("bad tag", ...). */
@@ -159,7 +168,8 @@ struct noise_remote {
 	uint8_t public_key[NOISE_PUBLIC_KEY_LEN];
 	uint8_t preshared_key[NOISE_SYMMETRIC_KEY_LEN];
 	uint8_t static_static[NOISE_PUBLIC_KEY_LEN];	/* DH(our private, their public) */
-	bool static_static_ok;		/* false if the DH was all zeros or no identity */
+	bool static_static_valid;	/* computed for the current identity */
+	bool static_static_ok;		/* valid and not all zeros */
 	uint8_t latest_timestamp[NOISE_TIMESTAMP_LEN];
 	uint64_t last_initiation_consumed;
 	bool has_consumed_initiation;
@@ -167,7 +177,7 @@ struct noise_remote {
 	struct noise_keypair *previous;
 	struct noise_keypair *current;
 	struct noise_keypair *next;
-	struct noise_keypair keypair_storage[3];
+	struct noise_keypair *keypair_storage;	/* NOISE_KEYPAIR_SLOTS, or NULL */
 	struct cookie_maker cookie;
 };
 

@@ -712,9 +712,10 @@ static void test_small_order_key(void)
 
 	noise_remote_clear(&p->a.remote);
 	noise_remote_init(&p->a.remote, &p->a.local, zero_point);
-	CHECK(!p->a.remote.static_static_ok);
 	ct_timestamp(p, ts);
 	CHECK_EQ(noise_create_initiation(&p->a.remote, m1, ts, p->now), NOISE_DROP_BAD_DH);
+	CHECK(p->a.remote.static_static_valid && !p->a.remote.static_static_ok);
+	CHECK(crypto_is_zero(p->a.remote.static_static, sizeof(p->a.remote.static_static)));
 
 	/* an initiation whose ephemeral is the zero point */
 	CHECK_EQ(noise_create_initiation(&p->b.remote, m1, ts, p->now), NOISE_OK);
@@ -755,7 +756,7 @@ static void test_rotation(void)
 	noise_remote_clear_keys(&p->a.remote);
 	ct_check_indices(&p->a);
 	CHECK(!p->a.remote.previous && !p->a.remote.current && !p->a.remote.next);
-	CHECK(crypto_is_zero(p->a.remote.keypair_storage, sizeof(p->a.remote.keypair_storage)));
+	CHECK(p->a.remote.keypair_storage == NULL);	/* wiped and freed */
 	CHECK(ct_seal(p, &p->a, s1, plain, 20, &res) == 0 && res == NOISE_ERR_NO_KEYPAIR);
 	CHECK_EQ(ct_seal(p, &p->b, s1, plain, 20, &res), 52);
 	CHECK_EQ(noise_open(&p->a.local, s1, 52, p->now, &r), NOISE_DROP_UNKNOWN_INDEX);
@@ -827,6 +828,48 @@ static void test_new_private_key(void)
 	CHECK(ct_handshake(p, &p->a));
 	transfer(p, &p->b, 30, NOISE_OK);
 	crypto_wipe(priv, sizeof(priv));
+	ct_pair_free(p);
+}
+
+/*
+ * What an idle remote costs: no X25519 when it is added (the static-static
+ * DH waits for the first handshake) and no keypair storage until a session
+ * begins; clearing the keys frees the storage, and a new session gets it
+ * back.  This is what lets a device hold 10,000 idle peers in a few KiB each.
+ */
+static void test_idle_remote(void)
+{
+	struct ct_pair *p = ct_pair_new(NULL);
+	struct noise_remote *a = &p->a.remote, *b = &p->b.remote;
+	uint8_t ss[NOISE_PUBLIC_KEY_LEN];
+
+	CHECK(!a->static_static_valid && !b->static_static_valid);
+	CHECK(crypto_is_zero(a->static_static, sizeof(a->static_static)));
+	CHECK(a->keypair_storage == NULL && b->keypair_storage == NULL);
+	CHECK(ct_handshake(p, &p->a));
+	/* the initiator needed ss for message 1, the responder to consume it */
+	CHECK(a->static_static_valid && a->static_static_ok);
+	CHECK(b->static_static_valid && b->static_static_ok);
+	CHECK(x25519(ss, p->a.local.private_key, p->b.local.public_key));
+	CHECK(crypto_equal(ss, a->static_static, sizeof(ss)));
+	CHECK(crypto_equal(a->static_static, b->static_static, sizeof(ss)));
+	CHECK(a->keypair_storage != NULL && b->keypair_storage != NULL);
+	CHECK(a->current == &a->keypair_storage[0] || a->current == &a->keypair_storage[1] ||
+	      a->current == &a->keypair_storage[2]);
+	transfer(p, &p->a, 3, NOISE_OK);
+	noise_remote_clear_keys(a);
+	CHECK(a->keypair_storage == NULL);
+	CHECK(a->static_static_valid);	/* the identity did not change */
+	p->now += WG_SECONDS(1);
+	CHECK(ct_handshake(p, &p->a));
+	CHECK(a->keypair_storage != NULL);
+	transfer(p, &p->b, 3, NOISE_OK);
+	/* a new identity forgets ss, and wipes it */
+	noise_local_set_private(&p->a.local, p->a.private_key);
+	noise_remote_update_local(a);
+	CHECK(!a->static_static_valid && !a->static_static_ok);
+	CHECK(crypto_is_zero(a->static_static, sizeof(a->static_static)));
+	crypto_wipe(ss, sizeof(ss));
 	ct_pair_free(p);
 }
 
@@ -1008,6 +1051,7 @@ int main(void)
 	test_reject_after_time();
 	test_reject_after_messages();
 	test_new_private_key();
+	test_idle_remote();
 	test_simultaneous();
 	test_alignment_and_order(tu_seed("core-noise", 0x6e6f697365ULL));
 	test_garbage(tu_seed("core-noise", 0x6e6f697365ULL) + 1);
