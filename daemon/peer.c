@@ -39,6 +39,9 @@ struct peer *peer_create(struct device *d, const uint8_t public_key[NOISE_PUBLIC
 		d->peers = p;
 	}
 	d->npeers++;
+	/* Short index chains however many peers (fails only out of memory). */
+	if (!noise_local_reserve(&d->local, d->npeers))
+		log_error("out of memory growing the index table; lookups get slower");
 	device_timer_touch(d, timers_next_deadline(&p->timers));
 	return p;
 }

@@ -130,7 +130,7 @@ static bool decrypt_and_hash(uint8_t *dst, const uint8_t *src, size_t src_len,
 static struct noise_index **index_bucket(struct noise_local *l, uint32_t id)
 {
 	/* ids are ours and random: their low bits spread evenly */
-	return &l->buckets[id & (NOISE_INDEX_BUCKETS - 1)];
+	return &l->buckets[id & (l->nbuckets - 1)];
 }
 
 static struct noise_index *index_find(struct noise_local *l, uint32_t id)
@@ -200,6 +200,32 @@ static void index_replace(struct noise_local *l, struct noise_index *old, struct
 	*bucket = new;
 }
 
+bool noise_local_reserve(struct noise_local *l, size_t remotes)
+{
+	struct noise_index **fresh, *e, *next;
+	size_t n = l->nbuckets, i;
+
+	while (n / 2 < remotes && n < NOISE_INDEX_BUCKETS_MAX)
+		n *= 2;
+	if (n == l->nbuckets)
+		return true;
+	fresh = calloc(n, sizeof(*fresh));
+	if (!fresh)
+		return false;
+	for (i = 0; i < l->nbuckets; i++) {
+		for (e = l->buckets[i]; e; e = next) {
+			next = e->next;
+			e->next = fresh[e->id & (n - 1)];
+			fresh[e->id & (n - 1)] = e;
+		}
+	}
+	if (l->buckets != l->fixed_buckets)
+		free(l->buckets);
+	l->buckets = fresh;
+	l->nbuckets = n;
+	return true;
+}
+
 /* ---- the device identity ---- */
 
 void noise_local_init(struct noise_local *l, noise_lookup_fn lookup, void *ctx)
@@ -208,6 +234,8 @@ void noise_local_init(struct noise_local *l, noise_lookup_fn lookup, void *ctx)
 	cookie_checker_init(&l->cookie);
 	l->lookup = lookup;
 	l->lookup_ctx = ctx;
+	l->buckets = l->fixed_buckets;
+	l->nbuckets = NOISE_INDEX_BUCKETS;
 }
 
 static void local_forget_identity(struct noise_local *l)
@@ -241,6 +269,8 @@ bool noise_local_set_private(struct noise_local *l, const uint8_t *private_key)
 
 void noise_local_clear(struct noise_local *l)
 {
+	if (l->buckets && l->buckets != l->fixed_buckets)
+		free(l->buckets);
 	cookie_checker_clear(&l->cookie);
 	crypto_wipe(l, sizeof(*l));
 }

@@ -33,9 +33,12 @@
  *
  * Indices: every live handshake and keypair has a random 32-bit local
  * index, unique in its noise_local, drawn with crypto_random(); peers echo
- * it as `receiver`.  The index table is a fixed array of buckets with the
+ * it as `receiver`.  The index table is an array of buckets with the
  * entries embedded in the handshake and keypair objects, so inserting and
- * looking up never allocates.
+ * looking up never allocates.  It starts with NOISE_INDEX_BUCKETS buckets
+ * inside struct noise_local; noise_local_reserve(), called on the control
+ * path as remotes are added, moves it to a larger array so that chains stay
+ * short with tens of thousands of peers.
  *
  * Keypair slots (reference §7): the initiator installs a new session as
  * current at once (the old current becomes previous); the responder puts it
@@ -68,6 +71,7 @@
 #include "daemon/core/replay.h"
 
 #define NOISE_INDEX_BUCKETS 2048	/* power of two; 16 KiB of pointers */
+#define NOISE_INDEX_BUCKETS_MAX (1u << 20)	/* what noise_local_reserve() grows to, at most */
 #define NOISE_KEYPAIR_SLOTS 3		/* previous, current, next */
 
 enum noise_result {
@@ -131,7 +135,9 @@ struct noise_local {
 	struct cookie_checker cookie;
 	noise_lookup_fn lookup;
 	void *lookup_ctx;
-	struct noise_index *buckets[NOISE_INDEX_BUCKETS];
+	struct noise_index **buckets;	/* fixed_buckets or an allocated array */
+	size_t nbuckets;		/* a power of two >= NOISE_INDEX_BUCKETS */
+	struct noise_index *fixed_buckets[NOISE_INDEX_BUCKETS];
 };
 
 enum noise_handshake_state {
@@ -196,7 +202,17 @@ void noise_local_init(struct noise_local *l, noise_lookup_fn lookup, void *ctx);
  */
 bool noise_local_set_private(struct noise_local *l, const uint8_t *private_key);
 
-/* Wipes the identity and cookie secret. Remotes must be cleared first. */
+/*
+ * Room in the index table for `remotes` remotes: at least two buckets per
+ * remote (an active remote has one or two live indices, at most four
+ * during a rotation), a power of two, at most NOISE_INDEX_BUCKETS_MAX.
+ * Never shrinks.  Allocates (control path only); false if out of memory,
+ * and the table then keeps working with longer chains.
+ */
+bool noise_local_reserve(struct noise_local *l, size_t remotes);
+
+/* Wipes the identity and cookie secret, frees the index table's array.
+ * Remotes must be cleared first. */
 void noise_local_clear(struct noise_local *l);
 
 /* ---- peers ---- */

@@ -873,6 +873,66 @@ static void test_idle_remote(void)
 	ct_pair_free(p);
 }
 
+/*
+ * The index table grows with the number of remotes (noise_local_reserve()),
+ * keeping the entries it holds, so that 10,000 peers do not share 2048
+ * chains: 2000 remotes with a handshake each, half registered before the
+ * growth and half after, every index found, every entry in its bucket.
+ */
+static void test_index_table_grows(void)
+{
+	enum { N = 2000 };
+	struct noise_local l;
+	struct noise_remote *rs = calloc(N, sizeof(*rs));
+	uint8_t priv[32], pub[32], m1[MESSAGE_INITIATION_LEN], ts[NOISE_TIMESTAMP_LEN];
+	size_t i, b, entries = 0, longest = 0, found = 0;
+
+	CHECK(rs != NULL);
+	if (!rs)
+		return;
+	noise_local_init(&l, NULL, NULL);
+	CHECK(x25519_generate_private(priv) && noise_local_set_private(&l, priv));
+	CHECK(x25519_generate_private(priv) && x25519_public(pub, priv));
+	CHECK_EQ(l.nbuckets, NOISE_INDEX_BUCKETS);
+	CHECK(noise_local_reserve(&l, NOISE_INDEX_BUCKETS / 2));
+	CHECK_EQ(l.nbuckets, NOISE_INDEX_BUCKETS);	/* room enough already */
+	noise_tai64n(ts, WG_SECONDS(1700000000));
+	for (i = 0; i < N; i++) {
+		if (i == N / 2) {
+			CHECK(noise_local_reserve(&l, N));
+			CHECK_EQ(l.nbuckets, 4096);	/* the least power of two >= 2 N */
+		}
+		noise_remote_init(&rs[i], &l, pub);
+		CHECK_EQ(noise_create_initiation(&rs[i], m1, ts, WG_SECONDS(1000)), NOISE_OK);
+	}
+	for (i = 0; i < N; i++)
+		found += noise_remote_by_index(&l, rs[i].handshake.index.id) == &rs[i];
+	CHECK_EQ(found, N);
+	for (b = 0; b < l.nbuckets; b++) {
+		size_t n = 0;
+
+		for (struct noise_index *e = l.buckets[b]; e && n <= N; e = e->next, n++)
+			CHECK_EQ(e->id & (l.nbuckets - 1), b);
+		entries += n;
+		if (n > longest)
+			longest = n;
+	}
+	CHECK_EQ(entries, N);
+	/* 2000 in 4096 buckets: the longest chain is about 5 (in 2048: about 7; in one: 2000) */
+	CHECK(longest <= 10);
+	CHECK(noise_local_reserve(&l, SIZE_MAX / 4));
+	CHECK_EQ(l.nbuckets, NOISE_INDEX_BUCKETS_MAX);
+	found = 0;
+	for (i = 0; i < N; i++) {
+		found += noise_remote_by_index(&l, rs[i].handshake.index.id) == &rs[i];
+		noise_remote_clear(&rs[i]);
+	}
+	CHECK_EQ(found, N);
+	noise_local_clear(&l);
+	crypto_wipe(priv, sizeof(priv));
+	free(rs);
+}
+
 /* Both sides initiate at once: both responses are orphaned, nothing breaks. */
 static void test_simultaneous(void)
 {
@@ -1052,6 +1112,7 @@ int main(void)
 	test_reject_after_messages();
 	test_new_private_key();
 	test_idle_remote();
+	test_index_table_grows();
 	test_simultaneous();
 	test_alignment_and_order(tu_seed("core-noise", 0x6e6f697365ULL));
 	test_garbage(tu_seed("core-noise", 0x6e6f697365ULL) + 1);
