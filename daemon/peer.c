@@ -130,7 +130,7 @@ void peer_stage(struct peer *p, const uint8_t *inner, size_t len)
 		return;
 	}
 	if (q->count == MAX_STAGED_PACKETS) {
-		/* full: the oldest goes (WP §6.2) */
+		/* full: the oldest goes (the bound of doc/architecture.md, Buffers) */
 		peer_staged_drop_head(q);
 		p->dev->stats.tx_staged_dropped++;
 	}

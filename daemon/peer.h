@@ -20,7 +20,7 @@
 #include "daemon/udp.h"
 
 /*
- * Packets waiting for a session (WP §6.2 and doc/architecture.md: at most
+ * Packets waiting for a session (doc/architecture.md, Buffers: at most
  * MAX_STAGED_PACKETS per peer, the oldest dropped).  Each staged packet has
  * a buffer of its own, sized for it and laid out as a data message (header
  * room, the packet, room for the padding and the tag), so it is sealed

@@ -8,7 +8,7 @@
 # daemon allocated 128 staging slots of 2 KiB, 256 KiB, per peer).  All of
 # them are listed by `wg show dump` and found by key (`wg set` on the last).
 #
-# Staging still works among them (WireGuard whitepaper §6.2; at most 128
+# Staging still works among them (doc/architecture.md, Buffers: at most 128
 # packets per peer, the oldest dropped): b forgets a, so a's initiations go
 # unanswered while 200 numbered datagrams are sent from a to b; b then takes
 # a back and initiates; once the session exists exactly the newest 128
