@@ -74,6 +74,7 @@ struct control_client {
 	size_t msg_bytes;
 
 	struct uapi_buf out;
+	size_t out_sent;	/* bytes of out already written */
 };
 
 struct control {
@@ -279,11 +280,16 @@ static void client_destroy(struct control_client *cl)
 	free(cl);
 }
 
-/* 0: all written; 1: the socket is full; -1: the connection is dead. */
+/*
+ * 0: all written; 1: the socket is full; -1: the connection is dead.  The
+ * reply is consumed (wiped) only once all of it is written: dropping each
+ * written piece from the front would move the rest every time, quadratic
+ * in the size of a `get` of many peers read by a slow client.
+ */
 static int client_flush(struct control_client *cl)
 {
-	while (cl->out.len > 0) {
-		ssize_t n = send(cl->h.fd, cl->out.data, cl->out.len,
+	while (cl->out_sent < cl->out.len) {
+		ssize_t n = send(cl->h.fd, cl->out.data + cl->out_sent, cl->out.len - cl->out_sent,
 				 MSG_NOSIGNAL | MSG_DONTWAIT);
 
 		if (n < 0) {
@@ -293,8 +299,10 @@ static int client_flush(struct control_client *cl)
 				return 1;
 			return -1;
 		}
-		uapi_buf_consume(&cl->out, (size_t)n);
+		cl->out_sent += (size_t)n;
 	}
+	uapi_buf_consume(&cl->out, cl->out.len);
+	cl->out_sent = 0;
 	return 0;
 }
 

@@ -66,9 +66,17 @@ static struct noise_remote *device_lookup_remote(void *ctx, const uint8_t public
 struct device *device_create(void)
 {
 	struct device *d = calloc(1, sizeof(*d));
+	uint8_t secret[KEYHASH_SECRET_LEN];
 
 	if (!d)
 		return NULL;
+	/* The peer table's hash key, secret so no sender can aim at one bucket. */
+	if (!crypto_random(secret, sizeof(secret))) {
+		free(d);
+		return NULL;
+	}
+	keyhash_init(&d->peer_keys, secret);
+	crypto_wipe(secret, sizeof(secret));
 	d->loop.epfd = -1;
 	d->tun.fd = -1;
 	d->udp.fd[UDP_V4] = d->udp.fd[UDP_V6] = -1;
@@ -84,6 +92,7 @@ void device_destroy(struct device *d)
 {
 	if (!d)
 		return;
+	keyhash_clear(&d->peer_keys);
 	noise_local_clear(&d->local);
 	crypto_wipe(d, sizeof(*d));
 	free(d);
@@ -429,6 +438,7 @@ void device_stop(struct device *d)
 		ratelimiter_clear(d->ratelimiter);
 		free(d->ratelimiter);
 	}
+	keyhash_clear(&d->peer_keys);
 	noise_local_clear(&d->local);
 	crypto_wipe(d, sizeof(*d));
 	free(d);

@@ -32,6 +32,7 @@
 #include "daemon/config.h"
 #include "daemon/control.h"
 #include "daemon/core/allowedips.h"
+#include "daemon/core/keyhash.h"
 #include "daemon/core/load.h"
 #include "daemon/core/noise.h"
 #include "daemon/core/ratelimiter.h"
@@ -119,6 +120,7 @@ struct device {
 	struct ratelimiter *ratelimiter;
 	struct peer *peers;		/* doubly linked, creation order */
 	size_t npeers;
+	struct keyhash peer_keys;	/* the same peers by public key */
 
 	struct load load;		/* the handshake backlog (core/load.h) */
 

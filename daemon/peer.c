@@ -13,14 +13,14 @@ struct peer *peer_create(struct device *d, const uint8_t public_key[NOISE_PUBLIC
 
 	if (!p)
 		return NULL;
-	/* The slots' pages are touched only when packets are staged. */
-	p->staged.slots = calloc(MAX_STAGED_PACKETS, sizeof(struct packet));
-	if (!p->staged.slots) {
+	p->dev = d;
+	noise_remote_init(&p->remote, &d->local, public_key);
+	if (keyhash_insert(&d->peer_keys, &p->key_entry, p->remote.public_key) < 0) {
+		noise_remote_clear(&p->remote);
+		crypto_wipe(p, sizeof(*p));
 		free(p);
 		return NULL;
 	}
-	p->dev = d;
-	noise_remote_init(&p->remote, &d->local, public_key);
 	timers_init(&p->timers);
 	allowedips_owner_init(&p->allowedips, p);
 	p->endpoint.addr.sa.sa_family = AF_UNSPEC;
@@ -39,6 +39,9 @@ struct peer *peer_create(struct device *d, const uint8_t public_key[NOISE_PUBLIC
 		d->peers = p;
 	}
 	d->npeers++;
+	/* Short index chains however many peers (fails only out of memory). */
+	if (!noise_local_reserve(&d->local, d->npeers))
+		log_error("out of memory growing the index table; lookups get slower");
 	device_timer_touch(d, timers_next_deadline(&p->timers));
 	return p;
 }
@@ -60,82 +63,85 @@ void peer_destroy(struct peer *p)
 			d->peers->prev = p->prev;
 	}
 	d->npeers--;
+	keyhash_remove(&d->peer_keys, &p->key_entry);
 	allowedips_remove_owner(&d->table, &p->allowedips);
 	noise_remote_clear(&p->remote);
 	timers_stop(&p->timers);
 	peer_drop_staged(p);
-	free(p->staged.slots);
 	crypto_wipe(p, sizeof(*p));
 	free(p);
 }
 
 struct peer *peer_lookup(struct device *d, const uint8_t public_key[NOISE_PUBLIC_KEY_LEN])
 {
-	struct peer *p;
+	struct keyhash_entry *e = keyhash_lookup(&d->peer_keys, public_key);
 
-	/* Public keys are not secret: memcmp is fine. */
-	for (p = d->peers; p; p = p->next) {
-		if (!memcmp(p->remote.public_key, public_key, NOISE_PUBLIC_KEY_LEN))
-			return p;
-	}
-	return NULL;
+	return e ? container_of(e, struct peer, key_entry) : NULL;
 }
 
 /*
- * The oversize entry's buffer: headroom, the packet, and room for the most
+ * A staged packet's buffer: headroom, the packet, and room for the most
  * padding device_padded_len() adds (to a multiple of 16) and the tag.
  */
-static size_t peer_large_size(size_t len)
+static size_t peer_staged_buf_size(size_t len)
 {
 	size_t padded = (len + MESSAGE_PADDING_MULTIPLE - 1) & ~(size_t)(MESSAGE_PADDING_MULTIPLE - 1);
 
 	return padded + MESSAGE_DATA_OVERHEAD;
 }
 
+/* Takes the oldest entry off the queue; the caller frees it. */
+static struct peer_staged_packet *peer_staged_pop(struct peer_staged *q)
+{
+	struct peer_staged_packet *sp = q->head;
+
+	q->head = sp->next;
+	if (!q->head)
+		q->tail = NULL;
+	q->count--;
+	return sp;
+}
+
 /*
  * Drops the oldest entry.  Staged plaintext is user data: it is wiped
- * rather than left in a slot or in freed memory.
+ * rather than left in freed memory.
  */
 static void peer_staged_drop_head(struct peer_staged *q)
 {
-	unsigned int i = q->head;
-	uint8_t *buf = q->large[i] ? q->large[i] : q->slots[i].buf;
+	struct peer_staged_packet *sp = peer_staged_pop(q);
 
-	crypto_wipe(buf, q->len[i] + MESSAGE_DATA_HEADER_LEN);
-	free(q->large[i]);
-	q->large[i] = NULL;
-	q->head = (q->head + 1) % MAX_STAGED_PACKETS;
-	q->count--;
+	crypto_wipe(sp->buf, MESSAGE_DATA_HEADER_LEN + sp->len);
+	free(sp);
 }
 
 void peer_stage(struct peer *p, const uint8_t *inner, size_t len)
 {
 	struct peer_staged *q = &p->staged;
-	uint8_t *buf, *large = NULL;
-	unsigned int slot;
+	struct peer_staged_packet *sp;
 
 	if (len > PACKET_MAX_INNER_LARGE) {
 		p->dev->stats.tx_bad_packet++;
 		return;
 	}
-	if (len > PACKET_MAX_INNER) {
-		large = malloc(peer_large_size(len));
-		if (!large) {
-			p->dev->stats.tx_staged_dropped++;
-			log_packet(LOG_LEVEL_ERROR, "out of memory staging a %zu-byte packet; dropped", len);
-			return;
-		}
+	sp = malloc(sizeof(*sp) + peer_staged_buf_size(len));
+	if (!sp) {
+		p->dev->stats.tx_staged_dropped++;
+		log_packet(LOG_LEVEL_ERROR, "out of memory staging a %zu-byte packet; dropped", len);
+		return;
 	}
 	if (q->count == MAX_STAGED_PACKETS) {
-		/* full: the oldest goes (reference §8) */
+		/* full: the oldest goes (the bound of doc/architecture.md, Buffers) */
 		peer_staged_drop_head(q);
 		p->dev->stats.tx_staged_dropped++;
 	}
-	slot = (q->head + q->count) % MAX_STAGED_PACKETS;
-	q->large[slot] = large;
-	buf = large ? large : q->slots[slot].buf;
-	memcpy(buf + MESSAGE_DATA_HEADER_LEN, inner, len);
-	q->len[slot] = (uint16_t)len;
+	sp->next = NULL;
+	sp->len = len;
+	memcpy(sp->buf + MESSAGE_DATA_HEADER_LEN, inner, len);
+	if (q->tail)
+		q->tail->next = sp;
+	else
+		q->head = sp;
+	q->tail = sp;
 	q->count++;
 }
 
@@ -145,7 +151,6 @@ void peer_drop_staged(struct peer *p)
 
 	while (q->count)
 		peer_staged_drop_head(q);
-	q->head = 0;
 }
 
 bool peer_send_buffer(struct peer *p, uint8_t *data, size_t len)
@@ -175,10 +180,12 @@ void peer_on_data_sent(struct peer *p, uint64_t now, bool sent)
 }
 
 /*
- * Sends the n sealed staged packets in msgs and empties the batch; returns
- * how many the kernel took (their bytes are counted as sent).
+ * Sends the n sealed staged packets of the batch, then frees their buffers
+ * (ciphertext by then: no wipe needed) and empties the batch; returns how
+ * many the kernel took (their bytes are counted as sent).
  */
-static unsigned int peer_send_batch(struct peer *p, struct udp_msg *msgs, unsigned int *n)
+static unsigned int peer_send_batch(struct peer *p, struct udp_msg *msgs, struct peer_staged_packet **bufs,
+				    unsigned int *n)
 {
 	unsigned int i, sent = 0;
 
@@ -186,10 +193,11 @@ static unsigned int peer_send_batch(struct peer *p, struct udp_msg *msgs, unsign
 		return 0;
 	p->dev->stats.tx_udp_dropped += udp_send(&p->dev->udp, msgs, *n);
 	for (i = 0; i < *n; i++) {
-		if (!msgs[i].sent)
-			continue;
-		p->tx_bytes += msgs[i].len;
-		sent++;
+		if (msgs[i].sent) {
+			p->tx_bytes += msgs[i].len;
+			sent++;
+		}
+		free(bufs[i]);
 	}
 	*n = 0;
 	return sent;
@@ -197,46 +205,38 @@ static unsigned int peer_send_batch(struct peer *p, struct udp_msg *msgs, unsign
 
 /*
  * Seals the staged packets in order, in batches; an oversize one goes on
- * its own after the batch before it, so the peer receives them in order,
- * and its buffer (ciphertext by then) is freed once it is sent.
+ * its own after the batch before it, so the peer receives them in order.
  */
 void peer_send_staged(struct peer *p, uint64_t now)
 {
 	struct peer_staged *q = &p->staged;
 	struct udp_msg msgs[PACKET_BATCH];
-	unsigned int n = 0, sent = 0, sealed = 0;
+	struct peer_staged_packet *bufs[PACKET_BATCH];
+	unsigned int n = 0, sealed = 0, sent = 0;
 
 	if (!q->count || p->endpoint.addr.sa.sa_family == AF_UNSPEC)
 		return;
 	while (q->count) {
-		unsigned int i = q->head;
-		uint8_t *large = q->large[i];
-		uint8_t *buf = large ? large : q->slots[i].buf;
-		size_t len = device_padded_len(p->dev, q->len[i]);
+		struct peer_staged_packet *sp = q->head;
+		bool large = sp->len > PACKET_MAX_INNER;
+		size_t len = device_padded_len(p->dev, sp->len);
 
 		if (large)
-			sent += peer_send_batch(p, msgs, &n);
-		memset(buf + MESSAGE_DATA_HEADER_LEN + q->len[i], 0, len - q->len[i]);
-		if (noise_seal(&p->remote, buf, len, now) != NOISE_OK)
+			sent += peer_send_batch(p, msgs, bufs, &n);
+		memset(sp->buf + MESSAGE_DATA_HEADER_LEN + sp->len, 0, len - sp->len);
+		if (noise_seal(&p->remote, sp->buf, len, now) != NOISE_OK)
 			break;
-		msgs[n].data = buf;
+		peer_staged_pop(q);
+		msgs[n].data = sp->buf;
 		msgs[n].len = len + MESSAGE_DATA_OVERHEAD;
 		msgs[n].ep = &p->endpoint;
+		bufs[n] = sp;
 		n++;
 		sealed++;
-		q->head = (q->head + 1) % MAX_STAGED_PACKETS;
-		q->count--;
-		if (large) {
-			sent += peer_send_batch(p, msgs, &n);
-			q->large[i] = NULL;
-			free(large);
-		} else if (n == PACKET_BATCH) {
-			sent += peer_send_batch(p, msgs, &n);
-		}
+		if (large || n == PACKET_BATCH)
+			sent += peer_send_batch(p, msgs, bufs, &n);
 	}
-	sent += peer_send_batch(p, msgs, &n);
-	if (!q->count)
-		q->head = 0;
+	sent += peer_send_batch(p, msgs, bufs, &n);
 	if (sealed)
 		peer_on_data_sent(p, now, sent > 0);
 	/* A keypair that could not seal them all: a new session is needed. */

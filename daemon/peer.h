@@ -13,27 +13,32 @@
 #include <stdint.h>
 
 #include "daemon/core/allowedips.h"
+#include "daemon/core/keyhash.h"
 #include "daemon/core/noise.h"
 #include "daemon/core/timers.h"
 #include "daemon/device.h"
 #include "daemon/udp.h"
 
 /*
- * Packets waiting for a session (reference §8: at most MAX_STAGED_PACKETS,
- * the oldest dropped).  The slots are allocated with the peer, so staging
- * a packet that fits one never allocates; a slot keeps the data-message
- * headroom so the staged packet is sealed where it lies.  A packet larger
- * than a slot (up to PACKET_MAX_INNER_LARGE) gets a buffer of the same
- * layout of its own, allocated when it is staged and freed when it is sent
- * or dropped: staging is off the hot path, and a queue of 64 KiB slots
- * would cost 8 MiB per peer.
+ * Packets waiting for a session (doc/architecture.md, Buffers: at most
+ * MAX_STAGED_PACKETS per peer, the oldest dropped).  Each staged packet has
+ * a buffer of its own, sized for it and laid out as a data message (header
+ * room, the packet, room for the padding and the tag), so it is sealed
+ * where it lies; it is allocated when the packet is staged and freed when
+ * it is sent or dropped.  An idle peer therefore costs no staging memory,
+ * and a jumbo packet costs only its own size.  Staging is off the fast
+ * path: a packet that can be sealed at once is never copied.
  */
+struct peer_staged_packet {
+	struct peer_staged_packet *next;
+	size_t len;			/* of the inner packet; buf follows it aligned */
+	uint8_t buf[];			/* MESSAGE_DATA_HEADER_LEN + len + padding + tag */
+};
+
 struct peer_staged {
-	struct packet *slots;		/* MAX_STAGED_PACKETS */
-	uint8_t *large[MAX_STAGED_PACKETS];	/* set: the entry lives here */
-	uint16_t len[MAX_STAGED_PACKETS];
-	unsigned int head;
-	unsigned int count;
+	struct peer_staged_packet *head;	/* oldest */
+	struct peer_staged_packet *tail;	/* newest */
+	unsigned int count;		/* at most MAX_STAGED_PACKETS */
 };
 
 struct peer {
@@ -42,6 +47,7 @@ struct peer {
 	struct noise_remote remote;
 	struct timers timers;
 	struct allowedips_owner allowedips;
+	struct keyhash_entry key_entry;	/* in dev->peer_keys */
 	struct endpoint endpoint;	/* AF_UNSPEC until known */
 	uint64_t rx_bytes, tx_bytes;
 	uint64_t last_handshake_ns;	/* unix ns; 0 = never */

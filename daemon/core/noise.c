@@ -5,6 +5,7 @@
  * Step names follow the whitepaper; the Noise tokens mark each step.
  */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "crypto/blake2s.h"
@@ -53,6 +54,7 @@ const char *noise_result_str(enum noise_result res)
 	case NOISE_ERR_WRONG_STATE: return "no initiation to respond to";
 	case NOISE_ERR_RANDOM: return "no random bytes";
 	case NOISE_ERR_INDEX: return "no free index";
+	case NOISE_ERR_MEMORY: return "out of memory";
 	}
 	return "unknown";
 }
@@ -128,7 +130,7 @@ static bool decrypt_and_hash(uint8_t *dst, const uint8_t *src, size_t src_len,
 static struct noise_index **index_bucket(struct noise_local *l, uint32_t id)
 {
 	/* ids are ours and random: their low bits spread evenly */
-	return &l->buckets[id & (NOISE_INDEX_BUCKETS - 1)];
+	return &l->buckets[id & (l->nbuckets - 1)];
 }
 
 static struct noise_index *index_find(struct noise_local *l, uint32_t id)
@@ -198,6 +200,32 @@ static void index_replace(struct noise_local *l, struct noise_index *old, struct
 	*bucket = new;
 }
 
+bool noise_local_reserve(struct noise_local *l, size_t remotes)
+{
+	struct noise_index **fresh, *e, *next;
+	size_t n = l->nbuckets, i;
+
+	while (n / 2 < remotes && n < NOISE_INDEX_BUCKETS_MAX)
+		n *= 2;
+	if (n == l->nbuckets)
+		return true;
+	fresh = calloc(n, sizeof(*fresh));
+	if (!fresh)
+		return false;
+	for (i = 0; i < l->nbuckets; i++) {
+		for (e = l->buckets[i]; e; e = next) {
+			next = e->next;
+			e->next = fresh[e->id & (n - 1)];
+			fresh[e->id & (n - 1)] = e;
+		}
+	}
+	if (l->buckets != l->fixed_buckets)
+		free(l->buckets);
+	l->buckets = fresh;
+	l->nbuckets = n;
+	return true;
+}
+
 /* ---- the device identity ---- */
 
 void noise_local_init(struct noise_local *l, noise_lookup_fn lookup, void *ctx)
@@ -206,6 +234,8 @@ void noise_local_init(struct noise_local *l, noise_lookup_fn lookup, void *ctx)
 	cookie_checker_init(&l->cookie);
 	l->lookup = lookup;
 	l->lookup_ctx = ctx;
+	l->buckets = l->fixed_buckets;
+	l->nbuckets = NOISE_INDEX_BUCKETS;
 }
 
 static void local_forget_identity(struct noise_local *l)
@@ -239,6 +269,8 @@ bool noise_local_set_private(struct noise_local *l, const uint8_t *private_key)
 
 void noise_local_clear(struct noise_local *l)
 {
+	if (l->buckets && l->buckets != l->fixed_buckets)
+		free(l->buckets);
 	cookie_checker_clear(&l->cookie);
 	crypto_wipe(l, sizeof(*l));
 }
@@ -268,7 +300,7 @@ static struct noise_keypair *keypair_unused(struct noise_remote *r)
 	struct noise_keypair *kp;
 	int i;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < NOISE_KEYPAIR_SLOTS; i++) {
 		kp = &r->keypair_storage[i];
 		if (kp != r->previous && kp != r->current && kp != r->next)
 			return kp;
@@ -276,13 +308,55 @@ static struct noise_keypair *keypair_unused(struct noise_remote *r)
 	return NULL;
 }
 
-static void precompute_static_static(struct noise_remote *r)
+/*
+ * The static-static DH (WP §5.4.2, `ss`) depends only on our identity and
+ * the remote's key, so it is computed once, on the first handshake that
+ * needs it, rather than when a peer is added or the identity changes: a
+ * `set` of 10,000 peers, or a new private key under them, then costs no
+ * X25519 at all.  False if there is no identity or the DH is all zeros.
+ */
+static bool remote_static_static(struct noise_remote *r)
 {
 	struct noise_local *l = r->local;
 
-	r->static_static_ok = l->has_identity && x25519(r->static_static, l->private_key, r->public_key);
-	if (!r->static_static_ok)
-		crypto_wipe(r->static_static, sizeof(r->static_static));
+	if (!r->static_static_valid) {
+		r->static_static_ok = l->has_identity &&
+				      x25519(r->static_static, l->private_key, r->public_key);
+		if (!r->static_static_ok)
+			crypto_wipe(r->static_static, sizeof(r->static_static));
+		r->static_static_valid = l->has_identity;
+	}
+	return r->static_static_ok;
+}
+
+/* Forgets the static-static DH: the identity changed. */
+static void remote_static_static_forget(struct noise_remote *r)
+{
+	crypto_wipe(r->static_static, sizeof(r->static_static));
+	r->static_static_ok = false;
+	r->static_static_valid = false;
+}
+
+/*
+ * The three keypair slots' storage, allocated when the remote's first
+ * session begins and freed (wiped) when its keys are cleared: an idle peer
+ * does not carry three replay windows.  At most one allocation per remote
+ * between two clears, and only after a handshake message authenticated.
+ */
+static bool remote_reserve_keypairs(struct noise_remote *r)
+{
+	if (!r->keypair_storage)
+		r->keypair_storage = calloc(NOISE_KEYPAIR_SLOTS, sizeof(*r->keypair_storage));
+	return r->keypair_storage != NULL;
+}
+
+static void remote_release_keypairs(struct noise_remote *r)
+{
+	if (!r->keypair_storage)
+		return;
+	crypto_wipe(r->keypair_storage, NOISE_KEYPAIR_SLOTS * sizeof(*r->keypair_storage));
+	free(r->keypair_storage);
+	r->keypair_storage = NULL;
 }
 
 void noise_remote_init(struct noise_remote *r, struct noise_local *l,
@@ -292,7 +366,6 @@ void noise_remote_init(struct noise_remote *r, struct noise_local *l,
 	r->local = l;
 	memcpy(r->public_key, public_key, NOISE_PUBLIC_KEY_LEN);
 	cookie_maker_init(&r->cookie, public_key);
-	precompute_static_static(r);
 }
 
 void noise_remote_set_preshared_key(struct noise_remote *r, const uint8_t *psk)
@@ -314,7 +387,7 @@ void noise_remote_expire_current(struct noise_remote *r)
 void noise_remote_update_local(struct noise_remote *r)
 {
 	handshake_clear(r);
-	precompute_static_static(r);
+	remote_static_static_forget(r);
 	noise_remote_expire_current(r);
 }
 
@@ -325,6 +398,7 @@ void noise_remote_clear_keys(struct noise_remote *r)
 	keypair_free(r, r->current);
 	keypair_free(r, r->next);
 	r->previous = r->current = r->next = NULL;
+	remote_release_keypairs(r);
 }
 
 void noise_remote_clear(struct noise_remote *r)
@@ -424,7 +498,7 @@ enum noise_result noise_create_initiation(struct noise_remote *r, uint8_t out[ME
 	memset(out, 0, MESSAGE_INITIATION_LEN);
 	if (!l->has_identity)
 		return NOISE_DROP_NO_IDENTITY;
-	if (!r->static_static_ok)
+	if (!remote_static_static(r))
 		return NOISE_DROP_BAD_DH;
 	handshake_clear(r);
 	le32_store(out, MESSAGE_HANDSHAKE_INITIATION);
@@ -525,7 +599,7 @@ enum noise_result noise_consume_initiation(struct noise_local *l, const uint8_t 
 
 	/* ss */
 	res = NOISE_DROP_BAD_DH;
-	if (!r->static_static_ok)
+	if (!remote_static_static(r))
 		goto out;
 	mix_key(chain, key, r->static_static, NOISE_PUBLIC_KEY_LEN);
 
@@ -573,6 +647,8 @@ enum noise_result noise_create_response(struct noise_remote *r, uint8_t out[MESS
 		return NOISE_DROP_NO_IDENTITY;
 	if (hs->state != NOISE_HANDSHAKE_CONSUMED_INITIATION)
 		return NOISE_ERR_WRONG_STATE;
+	if (!remote_reserve_keypairs(r))
+		return NOISE_ERR_MEMORY;
 	le32_store(out, MESSAGE_HANDSHAKE_RESPONSE);
 	memcpy(chain, hs->chaining_key, NOISE_HASH_LEN);
 	memcpy(hash, hs->hash, NOISE_HASH_LEN);
@@ -660,6 +736,10 @@ enum noise_result noise_consume_response(struct noise_local *l, const uint8_t ms
 	if (!decrypt_and_hash(empty, msg + MESSAGE_RESPONSE_EMPTY, NOISE_ENCRYPTED_LEN(0), key, hash))
 		goto out;
 
+	/* Authenticated: the session begins if it has storage. */
+	res = NOISE_ERR_MEMORY;
+	if (!remote_reserve_keypairs(r))
+		goto out;
 	hs->remote_index = le32_load(msg + MESSAGE_RESPONSE_SENDER);
 	begin_session(r, chain, true, now);
 	*remote = r;

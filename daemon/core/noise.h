@@ -2,11 +2,15 @@
 /*
  * The Noise_IKpsk2 handshake and the transport keypairs (WP §5.4, §6.3;
  * reference §3, §5, §7).  Works on message bytes, indices and `now` only:
- * no sockets, no clock, no logging, no allocation.  Results are returned as
- * enum noise_result and one caller (the shell's send/receive path) acts on
- * them.
+ * no sockets, no clock, no logging, and no allocation but one: the
+ * storage of a remote's three keypair slots, allocated when its first
+ * session begins and freed when its keys are cleared, so that an idle
+ * peer does not carry three replay windows (3.4 KiB).  Results are
+ * returned as enum noise_result and one caller (the shell's send/receive
+ * path) acts on them.
  *
- * Objects (all storage is the caller's; embed them and use container_of):
+ * Objects (the caller's storage, but for the keypair slots; embed them and
+ * use container_of):
  *
  *  struct noise_local   the device: static private/public key, the cookie
  *                       checker (mac1/cookie keys of our public key, cookie
@@ -14,11 +18,14 @@
  *                       public key, the table of live local indices, and the
  *                       caller's peer-lookup-by-public-key callback.
  *  struct noise_remote  one peer: its public key, the preshared key, the
- *                       precomputed static-static DH, the greatest TAI64N
+ *                       static-static DH (computed on the first handshake
+ *                       that needs it, again after an identity change: a
+ *                       peer costs no X25519 when it is added), the greatest TAI64N
  *                       timestamp accepted and when the last initiation was
  *                       consumed (replay and flood protection, WP §5.1), the
  *                       handshake in progress, the three keypair slots
- *                       previous/current/next and their fixed storage, and
+ *                       previous/current/next and their storage (NULL
+ *                       while the remote has no session), and
  *                       the cookie maker (mac1/mac2 for what we send).
  *  struct noise_keypair one session: send/receive keys, send counter, the
  *                       replay window, birth time, who initiated it, our
@@ -26,9 +33,12 @@
  *
  * Indices: every live handshake and keypair has a random 32-bit local
  * index, unique in its noise_local, drawn with crypto_random(); peers echo
- * it as `receiver`.  The index table is a fixed array of buckets with the
+ * it as `receiver`.  The index table is an array of buckets with the
  * entries embedded in the handshake and keypair objects, so inserting and
- * looking up never allocates.
+ * looking up never allocates.  It starts with NOISE_INDEX_BUCKETS buckets
+ * inside struct noise_local; noise_local_reserve(), called on the control
+ * path as remotes are added, moves it to a larger array so that chains stay
+ * short with tens of thousands of peers.
  *
  * Keypair slots (reference §7): the initiator installs a new session as
  * current at once (the old current becomes previous); the responder puts it
@@ -37,7 +47,7 @@
  * current, so the responder cannot send before confirmation.  A keypair
  * pointer stays valid (same storage) until the remote's next session is
  * installed or its keys are cleared; after that it may be reused for a new
- * session.
+ * session (or, after a clear, freed).
  *
  * Secrets: every temporary that held a DH result, chaining key, hash or
  * key is wiped before return, on success and on every failure; failed
@@ -61,6 +71,8 @@
 #include "daemon/core/replay.h"
 
 #define NOISE_INDEX_BUCKETS 2048	/* power of two; 16 KiB of pointers */
+#define NOISE_INDEX_BUCKETS_MAX (1u << 20)	/* what noise_local_reserve() grows to, at most */
+#define NOISE_KEYPAIR_SLOTS 3		/* previous, current, next */
 
 enum noise_result {
 	NOISE_OK = 0,
@@ -86,6 +98,7 @@ enum noise_result {
 	NOISE_ERR_WRONG_STATE,		/* create_response without a consumed initiation */
 	NOISE_ERR_RANDOM,		/* crypto_random failed */
 	NOISE_ERR_INDEX,		/* no free index found (table absurdly full) */
+	NOISE_ERR_MEMORY,		/* no memory for the keypair slots */
 };
 
 /* A readable name for logs ("bad tag", ...). */
@@ -122,7 +135,9 @@ struct noise_local {
 	struct cookie_checker cookie;
 	noise_lookup_fn lookup;
 	void *lookup_ctx;
-	struct noise_index *buckets[NOISE_INDEX_BUCKETS];
+	struct noise_index **buckets;	/* fixed_buckets or an allocated array */
+	size_t nbuckets;		/* a power of two >= NOISE_INDEX_BUCKETS */
+	struct noise_index *fixed_buckets[NOISE_INDEX_BUCKETS];
 };
 
 enum noise_handshake_state {
@@ -159,7 +174,8 @@ struct noise_remote {
 	uint8_t public_key[NOISE_PUBLIC_KEY_LEN];
 	uint8_t preshared_key[NOISE_SYMMETRIC_KEY_LEN];
 	uint8_t static_static[NOISE_PUBLIC_KEY_LEN];	/* DH(our private, their public) */
-	bool static_static_ok;		/* false if the DH was all zeros or no identity */
+	bool static_static_valid;	/* computed for the current identity */
+	bool static_static_ok;		/* valid and not all zeros */
 	uint8_t latest_timestamp[NOISE_TIMESTAMP_LEN];
 	uint64_t last_initiation_consumed;
 	bool has_consumed_initiation;
@@ -167,7 +183,7 @@ struct noise_remote {
 	struct noise_keypair *previous;
 	struct noise_keypair *current;
 	struct noise_keypair *next;
-	struct noise_keypair keypair_storage[3];
+	struct noise_keypair *keypair_storage;	/* NOISE_KEYPAIR_SLOTS, or NULL */
 	struct cookie_maker cookie;
 };
 
@@ -186,7 +202,17 @@ void noise_local_init(struct noise_local *l, noise_lookup_fn lookup, void *ctx);
  */
 bool noise_local_set_private(struct noise_local *l, const uint8_t *private_key);
 
-/* Wipes the identity and cookie secret. Remotes must be cleared first. */
+/*
+ * Room in the index table for `remotes` remotes: at least two buckets per
+ * remote (an active remote has one or two live indices, at most four
+ * during a rotation), a power of two, at most NOISE_INDEX_BUCKETS_MAX.
+ * Never shrinks.  Allocates (control path only); false if out of memory,
+ * and the table then keeps working with longer chains.
+ */
+bool noise_local_reserve(struct noise_local *l, size_t remotes);
+
+/* Wipes the identity and cookie secret, frees the index table's array.
+ * Remotes must be cleared first. */
 void noise_local_clear(struct noise_local *l);
 
 /* ---- peers ---- */

@@ -112,10 +112,10 @@ void ct_check_indices(struct ct_peer *x)
 	bool ok = true;
 	int i;
 
-	for (b = 0; b < NOISE_INDEX_BUCKETS; b++) {
+	for (b = 0; b < x->local.nbuckets; b++) {
 		for (e = x->local.buckets[b]; e && steps < 1000; e = e->next, steps++) {
 			n++;
-			if (!e->live || (e->id & (NOISE_INDEX_BUCKETS - 1)) != b || e->remote != &x->remote)
+			if (!e->live || (e->id & (x->local.nbuckets - 1)) != b || e->remote != &x->remote)
 				ok = false;
 		}
 	}

@@ -712,9 +712,10 @@ static void test_small_order_key(void)
 
 	noise_remote_clear(&p->a.remote);
 	noise_remote_init(&p->a.remote, &p->a.local, zero_point);
-	CHECK(!p->a.remote.static_static_ok);
 	ct_timestamp(p, ts);
 	CHECK_EQ(noise_create_initiation(&p->a.remote, m1, ts, p->now), NOISE_DROP_BAD_DH);
+	CHECK(p->a.remote.static_static_valid && !p->a.remote.static_static_ok);
+	CHECK(crypto_is_zero(p->a.remote.static_static, sizeof(p->a.remote.static_static)));
 
 	/* an initiation whose ephemeral is the zero point */
 	CHECK_EQ(noise_create_initiation(&p->b.remote, m1, ts, p->now), NOISE_OK);
@@ -755,7 +756,7 @@ static void test_rotation(void)
 	noise_remote_clear_keys(&p->a.remote);
 	ct_check_indices(&p->a);
 	CHECK(!p->a.remote.previous && !p->a.remote.current && !p->a.remote.next);
-	CHECK(crypto_is_zero(p->a.remote.keypair_storage, sizeof(p->a.remote.keypair_storage)));
+	CHECK(p->a.remote.keypair_storage == NULL);	/* wiped and freed */
 	CHECK(ct_seal(p, &p->a, s1, plain, 20, &res) == 0 && res == NOISE_ERR_NO_KEYPAIR);
 	CHECK_EQ(ct_seal(p, &p->b, s1, plain, 20, &res), 52);
 	CHECK_EQ(noise_open(&p->a.local, s1, 52, p->now, &r), NOISE_DROP_UNKNOWN_INDEX);
@@ -828,6 +829,108 @@ static void test_new_private_key(void)
 	transfer(p, &p->b, 30, NOISE_OK);
 	crypto_wipe(priv, sizeof(priv));
 	ct_pair_free(p);
+}
+
+/*
+ * What an idle remote costs: no X25519 when it is added (the static-static
+ * DH waits for the first handshake) and no keypair storage until a session
+ * begins; clearing the keys frees the storage, and a new session gets it
+ * back.  This is what lets a device hold 10,000 idle peers in a few KiB each.
+ */
+static void test_idle_remote(void)
+{
+	struct ct_pair *p = ct_pair_new(NULL);
+	struct noise_remote *a = &p->a.remote, *b = &p->b.remote;
+	uint8_t ss[NOISE_PUBLIC_KEY_LEN];
+
+	CHECK(!a->static_static_valid && !b->static_static_valid);
+	CHECK(crypto_is_zero(a->static_static, sizeof(a->static_static)));
+	CHECK(a->keypair_storage == NULL && b->keypair_storage == NULL);
+	CHECK(ct_handshake(p, &p->a));
+	/* the initiator needed ss for message 1, the responder to consume it */
+	CHECK(a->static_static_valid && a->static_static_ok);
+	CHECK(b->static_static_valid && b->static_static_ok);
+	CHECK(x25519(ss, p->a.local.private_key, p->b.local.public_key));
+	CHECK(crypto_equal(ss, a->static_static, sizeof(ss)));
+	CHECK(crypto_equal(a->static_static, b->static_static, sizeof(ss)));
+	CHECK(a->keypair_storage != NULL && b->keypair_storage != NULL);
+	CHECK(a->current == &a->keypair_storage[0] || a->current == &a->keypair_storage[1] ||
+	      a->current == &a->keypair_storage[2]);
+	transfer(p, &p->a, 3, NOISE_OK);
+	noise_remote_clear_keys(a);
+	CHECK(a->keypair_storage == NULL);
+	CHECK(a->static_static_valid);	/* the identity did not change */
+	p->now += WG_SECONDS(1);
+	CHECK(ct_handshake(p, &p->a));
+	CHECK(a->keypair_storage != NULL);
+	transfer(p, &p->b, 3, NOISE_OK);
+	/* a new identity forgets ss, and wipes it */
+	noise_local_set_private(&p->a.local, p->a.private_key);
+	noise_remote_update_local(a);
+	CHECK(!a->static_static_valid && !a->static_static_ok);
+	CHECK(crypto_is_zero(a->static_static, sizeof(a->static_static)));
+	crypto_wipe(ss, sizeof(ss));
+	ct_pair_free(p);
+}
+
+/*
+ * The index table grows with the number of remotes (noise_local_reserve()),
+ * keeping the entries it holds, so that 10,000 peers do not share 2048
+ * chains: 2000 remotes with a handshake each, half registered before the
+ * growth and half after, every index found, every entry in its bucket.
+ */
+static void test_index_table_grows(void)
+{
+	enum { N = 2000 };
+	struct noise_local l;
+	struct noise_remote *rs = calloc(N, sizeof(*rs));
+	uint8_t priv[32], pub[32], m1[MESSAGE_INITIATION_LEN], ts[NOISE_TIMESTAMP_LEN];
+	size_t i, b, entries = 0, longest = 0, found = 0;
+
+	CHECK(rs != NULL);
+	if (!rs)
+		return;
+	noise_local_init(&l, NULL, NULL);
+	CHECK(x25519_generate_private(priv) && noise_local_set_private(&l, priv));
+	CHECK(x25519_generate_private(priv) && x25519_public(pub, priv));
+	CHECK_EQ(l.nbuckets, NOISE_INDEX_BUCKETS);
+	CHECK(noise_local_reserve(&l, NOISE_INDEX_BUCKETS / 2));
+	CHECK_EQ(l.nbuckets, NOISE_INDEX_BUCKETS);	/* room enough already */
+	noise_tai64n(ts, WG_SECONDS(1700000000));
+	for (i = 0; i < N; i++) {
+		if (i == N / 2) {
+			CHECK(noise_local_reserve(&l, N));
+			CHECK_EQ(l.nbuckets, 4096);	/* the least power of two >= 2 N */
+		}
+		noise_remote_init(&rs[i], &l, pub);
+		CHECK_EQ(noise_create_initiation(&rs[i], m1, ts, WG_SECONDS(1000)), NOISE_OK);
+	}
+	for (i = 0; i < N; i++)
+		found += noise_remote_by_index(&l, rs[i].handshake.index.id) == &rs[i];
+	CHECK_EQ(found, N);
+	for (b = 0; b < l.nbuckets; b++) {
+		size_t n = 0;
+
+		for (struct noise_index *e = l.buckets[b]; e && n <= N; e = e->next, n++)
+			CHECK_EQ(e->id & (l.nbuckets - 1), b);
+		entries += n;
+		if (n > longest)
+			longest = n;
+	}
+	CHECK_EQ(entries, N);
+	/* 2000 in 4096 buckets: the longest chain is about 5 (in 2048: about 7; in one: 2000) */
+	CHECK(longest <= 10);
+	CHECK(noise_local_reserve(&l, SIZE_MAX / 4));
+	CHECK_EQ(l.nbuckets, NOISE_INDEX_BUCKETS_MAX);
+	found = 0;
+	for (i = 0; i < N; i++) {
+		found += noise_remote_by_index(&l, rs[i].handshake.index.id) == &rs[i];
+		noise_remote_clear(&rs[i]);
+	}
+	CHECK_EQ(found, N);
+	noise_local_clear(&l);
+	crypto_wipe(priv, sizeof(priv));
+	free(rs);
 }
 
 /* Both sides initiate at once: both responses are orphaned, nothing breaks. */
@@ -1008,6 +1111,8 @@ int main(void)
 	test_reject_after_time();
 	test_reject_after_messages();
 	test_new_private_key();
+	test_idle_remote();
+	test_index_table_grows();
 	test_simultaneous();
 	test_alignment_and_order(tu_seed("core-noise", 0x6e6f697365ULL));
 	test_garbage(tu_seed("core-noise", 0x6e6f697365ULL) + 1);
