@@ -15,19 +15,16 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "crypto/util.h"
+#include "daemon/clock.h"
 #include "daemon/log.h"
 #include "daemon/peer.h"
 
 uint64_t device_realtime_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return clock_real_ns();
 }
 
 uint64_t device_jitter(struct device *d)
@@ -242,6 +239,23 @@ const struct control_ops *device_control_ops(void)
 	return &device_ops;
 }
 
+/*
+ * The system was suspended (the loop found the boot clock ahead of the
+ * monotonic one), before any packet of this wakeup is handled.  The
+ * kernel's WireGuard wipes its sessions as the system goes to sleep; a
+ * daemon learns of the sleep only on waking, and does the same then.
+ */
+static void device_on_resume(struct loop *l, uint64_t now, uint64_t slept_ns)
+{
+	struct device *d = container_of(l, struct device, loop);
+	struct peer *p;
+
+	log_info("the system was suspended for %llu s; every session is wiped",
+		 (unsigned long long)((slept_ns + 500000000ull) / 1000000000ull));
+	for (p = d->peers; p; p = p->next)
+		peer_system_resumed(p, now);
+}
+
 /* The single deadline: run every peer's due timers, then find the next. */
 static void device_on_deadline(struct loop *l, uint64_t now)
 {
@@ -339,6 +353,7 @@ int device_start(struct device *d, struct tun *tun, struct control *control, cha
 	if (ret < 0)
 		goto fail;
 	d->loop.on_deadline = device_on_deadline;
+	d->loop.on_resume = device_on_resume;
 	what = "random";
 	d->ratelimiter = calloc(1, sizeof(*d->ratelimiter));
 	if (!d->ratelimiter) {
