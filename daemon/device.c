@@ -141,8 +141,8 @@ static void device_set_mtu(struct device *d, unsigned int mtu)
 /*
  * Events were lost (netlink overrun): the link's up/down state and MTU are
  * asked for, so that a lost "up" does not leave the device dropping every
- * datagram; lost address deletions are assumed.  Negative if the link is
- * gone (the loop is stopped).
+ * datagram; lost address deletions and route changes are assumed.
+ * Negative if the link is gone (the loop is stopped).
  */
 static int device_netlink_resync(struct device *d, struct netlink_event *ev)
 {
@@ -165,6 +165,7 @@ static int device_netlink_resync(struct device *d, struct netlink_event *ev)
 	ev->has_flags = now.has_flags;
 	ev->up = now.up;
 	ev->addr_removed = true;
+	ev->route_changed = true;
 	return 0;
 }
 
@@ -193,13 +194,18 @@ static void device_on_netlink(struct loop_fd *h, uint32_t revents)
 	}
 	if (ev.has_flags)
 		device_set_up(d, ev.up);
-	if (ev.addr_removed) {
+	if (ev.addr_removed || ev.route_changed) {
 		struct peer *p;
 
 		/*
 		 * A cached source address may be gone, and the kernel would
-		 * still send from it (IP_PKTINFO does not check): forget
-		 * them all; the next packet from each peer sets it again.
+		 * still send from it (IP_PKTINFO does not check); or a route
+		 * change may have made another one the kernel's preferred
+		 * source towards the peer.  Forget them all: the next packet
+		 * to each peer leaves from the address the kernel picks, and
+		 * the next from each peer sets it again.  No lookup here:
+		 * one pass over the peers per batch of events, however many
+		 * routes changed; the next send is the lookup.
 		 */
 		for (p = d->peers; p; p = p->next)
 			endpoint_clear_src(&p->endpoint);
