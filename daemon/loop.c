@@ -90,7 +90,8 @@ uint64_t loop_now(void)
 
 /*
  * At every wakeup, before any callback: was the system suspended since the
- * last one?  Two reads of the vDSO clocks, no system call.
+ * last one?  Two clock reads per wakeup, not per packet (both in the vDSO
+ * on current kernels, so no system call).
  */
 static void loop_check_resume(struct loop *l)
 {
