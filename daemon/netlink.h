@@ -42,8 +42,9 @@ int netlink_get_link(struct netlink *nl, struct netlink_event *ev);
 
 /*
  * Drains pending messages, folding those about our link (and address
- * deletions and route changes anywhere) into *ev.  Returns 1 if any concerned us (or events
- * were lost: ev->lost), 0 if none, -errno on failure.
+ * deletions and route changes anywhere) into *ev.  Returns 1 if any
+ * concerned us (or events were lost: ev->lost), 0 if none, -errno on
+ * failure.
  */
 int netlink_read_events(struct netlink *nl, struct netlink_event *ev);
 
