@@ -15,19 +15,16 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "crypto/util.h"
+#include "daemon/clock.h"
 #include "daemon/log.h"
 #include "daemon/peer.h"
 
 uint64_t device_realtime_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return clock_real_ns();
 }
 
 uint64_t device_jitter(struct device *d)
@@ -153,8 +150,8 @@ static void device_set_mtu(struct device *d, unsigned int mtu)
 /*
  * Events were lost (netlink overrun): the link's up/down state and MTU are
  * asked for, so that a lost "up" does not leave the device dropping every
- * datagram; lost address deletions are assumed.  Negative if the link is
- * gone (the loop is stopped).
+ * datagram; lost address deletions and route changes are assumed.
+ * Negative if the link is gone (the loop is stopped).
  */
 static int device_netlink_resync(struct device *d, struct netlink_event *ev)
 {
@@ -177,6 +174,7 @@ static int device_netlink_resync(struct device *d, struct netlink_event *ev)
 	ev->has_flags = now.has_flags;
 	ev->up = now.up;
 	ev->addr_removed = true;
+	ev->route_changed = true;
 	return 0;
 }
 
@@ -205,13 +203,18 @@ static void device_on_netlink(struct loop_fd *h, uint32_t revents)
 	}
 	if (ev.has_flags)
 		device_set_up(d, ev.up);
-	if (ev.addr_removed) {
+	if (ev.addr_removed || ev.route_changed) {
 		struct peer *p;
 
 		/*
 		 * A cached source address may be gone, and the kernel would
-		 * still send from it (IP_PKTINFO does not check): forget
-		 * them all; the next packet from each peer sets it again.
+		 * still send from it (IP_PKTINFO does not check); or a route
+		 * change may have made another one the kernel's preferred
+		 * source towards the peer.  Forget them all: the next packet
+		 * to each peer leaves from the address the kernel picks, and
+		 * the next from each peer sets it again.  No lookup here:
+		 * one pass over the peers per batch of events, however many
+		 * routes changed; the next send is the lookup.
 		 */
 		for (p = d->peers; p; p = p->next)
 			endpoint_clear_src(&p->endpoint);
@@ -249,6 +252,23 @@ static const struct control_ops device_ops = {
 const struct control_ops *device_control_ops(void)
 {
 	return &device_ops;
+}
+
+/*
+ * The system was suspended (the loop found the boot clock ahead of the
+ * monotonic one), before any packet of this wakeup is handled.  The
+ * kernel's WireGuard wipes its sessions as the system goes to sleep; a
+ * daemon learns of the sleep only on waking, and does the same then.
+ */
+static void device_on_resume(struct loop *l, uint64_t now, uint64_t slept_ns)
+{
+	struct device *d = container_of(l, struct device, loop);
+	struct peer *p;
+
+	log_info("the system was suspended for %llu s; every session is wiped",
+		 (unsigned long long)((slept_ns + 500000000ull) / 1000000000ull));
+	for (p = d->peers; p; p = p->next)
+		peer_system_resumed(p, now);
 }
 
 /* The single deadline: run every peer's due timers, then find the next. */
@@ -348,6 +368,7 @@ int device_start(struct device *d, struct tun *tun, struct control *control, cha
 	if (ret < 0)
 		goto fail;
 	d->loop.on_deadline = device_on_deadline;
+	d->loop.on_resume = device_on_resume;
 	load_init(&d->load);
 	what = "random";
 	d->ratelimiter = calloc(1, sizeof(*d->ratelimiter));

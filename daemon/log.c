@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <syslog.h>
-#include <time.h>
+
+#include "daemon/clock.h"
 
 #define LOG_PACKET_BURST 10
 #define LOG_PACKET_PER_SEC 5
@@ -84,11 +85,8 @@ void log_msg(enum log_level level, const char *fmt, ...)
 static bool log_take_token(void)
 {
 	const uint64_t max = (uint64_t)LOG_PACKET_BURST * 1000000000ull;
-	struct timespec ts;
-	uint64_t now;
+	uint64_t now = clock_mono_ns();
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	logger.credit += (now - logger.last) * LOG_PACKET_PER_SEC;
 	if (logger.credit > max || now - logger.last > 1000000000ull * LOG_PACKET_BURST)
 		logger.credit = max;

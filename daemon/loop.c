@@ -3,7 +3,8 @@
  * The event loop: epoll plus one deadline (see loop.h).
  *
  * The deadline becomes the epoll_wait() timeout, rounded up to a whole
- * millisecond so that the loop never wakes early and spins.  A handle removed
+ * millisecond so that the loop never wakes early and spins; it is a boot
+ * clock instant, and every wakeup checks for a suspend first.  A handle removed
  * by a callback while later events of the same epoll_wait() batch still name
  * it is blanked out of that batch, so no callback ever sees a freed handle.
  */
@@ -13,7 +14,6 @@
 #include <limits.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <time.h>
 #include <unistd.h>
 
 #define LOOP_MAX_EVENTS 32
@@ -30,6 +30,8 @@ int loop_init(struct loop *l)
 	l->running = false;
 	l->deadline = UINT64_MAX;
 	l->on_deadline = NULL;
+	l->on_resume = NULL;
+	l->suspend = (struct clock_suspend){ 0 };
 	return 0;
 }
 
@@ -83,10 +85,21 @@ void loop_set_deadline(struct loop *l, uint64_t when)
 
 uint64_t loop_now(void)
 {
-	struct timespec ts;
+	return clock_boot_ns();
+}
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+/*
+ * At every wakeup, before any callback: was the system suspended since the
+ * last one?  Two clock reads per wakeup, not per packet (both in the vDSO
+ * on current kernels, so no system call).
+ */
+static void loop_check_resume(struct loop *l)
+{
+	uint64_t boot = clock_boot_ns();
+	uint64_t slept = clock_suspend_check(&l->suspend, boot, clock_mono_ns());
+
+	if (slept && l->on_resume)
+		l->on_resume(l, boot, slept);
 }
 
 /* Milliseconds until the deadline, rounded up; -1 when there is none. */
@@ -117,17 +130,20 @@ static void loop_run_deadline(struct loop *l)
 int loop_run(struct loop *l)
 {
 	struct epoll_event events[LOOP_MAX_EVENTS];
-	int n, i;
+	int n, i, err;
 
 	l->running = true;
+	loop_check_resume(l);
 	while (l->running) {
 		n = epoll_wait(l->epfd, events, LOOP_MAX_EVENTS,
 			       loop_timeout_ms(l, loop_now()));
+		err = errno;
+		loop_check_resume(l);
 		if (n < 0) {
-			if (errno == EINTR)
+			if (err == EINTR)
 				continue;
 			l->running = false;
-			return -errno;
+			return -err;
 		}
 		loop_batch = events;
 		loop_batch_len = n;

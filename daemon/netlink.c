@@ -27,8 +27,8 @@ int netlink_open(struct netlink *nl, int ifindex)
 	nl->sock = mnl_socket_open2(NETLINK_ROUTE, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (!nl->sock)
 		return -errno;
-	if (mnl_socket_bind(nl->sock, RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR,
-			    MNL_SOCKET_AUTOPID) < 0) {
+	if (mnl_socket_bind(nl->sock, RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR |
+			    RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE, MNL_SOCKET_AUTOPID) < 0) {
 		int err = -errno;
 
 		mnl_socket_close(nl->sock);
@@ -67,6 +67,38 @@ struct netlink_ctx {
 	int matched;
 };
 
+/* The output interface of a route, if it names one (0 otherwise). */
+static int netlink_route_attr(const struct nlattr *attr, void *data)
+{
+	uint32_t *oif = data;
+
+	if (mnl_attr_get_type(attr) == RTA_OIF && mnl_attr_validate(attr, MNL_TYPE_U32) >= 0)
+		*oif = mnl_attr_get_u32(attr);
+	return MNL_CB_OK;
+}
+
+/*
+ * Whether a route event may change the source address the kernel prefers
+ * towards some peer.  Not: a cached clone (an IPv6 exception such as a
+ * learned path MTU) and a route out of our own interface, which our
+ * datagrams never take (they would loop through the tunnel), such as
+ * those wg-quick adds for the allowed IPs.  One message costs a pass
+ * over its attributes and nothing more.
+ */
+static bool netlink_route_matters(const struct nlmsghdr *nlh, const struct netlink *nl)
+{
+	const struct rtmsg *rtm;
+	uint32_t oif = 0;
+
+	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*rtm)))
+		return false;
+	rtm = mnl_nlmsg_get_payload(nlh);
+	if (rtm->rtm_flags & RTM_F_CLONED)
+		return false;
+	mnl_attr_parse(nlh, sizeof(*rtm), netlink_route_attr, &oif);
+	return oif != (uint32_t)nl->ifindex;
+}
+
 static int netlink_msg_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct netlink_ctx *ctx = data;
@@ -75,6 +107,13 @@ static int netlink_msg_cb(const struct nlmsghdr *nlh, void *data)
 	if (nlh->nlmsg_type == RTM_DELADDR) {
 		ctx->ev->addr_removed = true;
 		ctx->matched = 1;
+		return MNL_CB_OK;
+	}
+	if (nlh->nlmsg_type == RTM_NEWROUTE || nlh->nlmsg_type == RTM_DELROUTE) {
+		if (!ctx->ev->route_changed && netlink_route_matters(nlh, ctx->nl)) {
+			ctx->ev->route_changed = true;
+			ctx->matched = 1;
+		}
 		return MNL_CB_OK;
 	}
 	if (nlh->nlmsg_type != RTM_NEWLINK && nlh->nlmsg_type != RTM_DELLINK)

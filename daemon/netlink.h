@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Route netlink (libmnl): sets the interface MTU and watches link and address
- * events, so the daemon learns MTU and up/down changes, exits when its
- * interface is deleted, and forgets cached source addresses that went away.
+ * Route netlink (libmnl): sets the interface MTU and watches link, address
+ * and route events, so the daemon learns MTU and up/down changes, exits when
+ * its interface is deleted, and forgets cached source addresses that went
+ * away or that a route change may have made the wrong choice.
  */
 #ifndef WGD_NETLINK_H
 #define WGD_NETLINK_H
@@ -13,7 +14,7 @@
 struct mnl_socket;
 
 struct netlink {
-	struct mnl_socket *sock;	/* subscribed to link and address events */
+	struct mnl_socket *sock;	/* subscribed to link, address and route events */
 	int ifindex;			/* the only link reported */
 	uint32_t seq;
 };
@@ -31,6 +32,8 @@ struct netlink_event {
 	bool has_flags;
 	bool up;		/* IFF_UP, valid if has_flags */
 	bool addr_removed;	/* some local address (any link) was deleted */
+	bool route_changed;	/* an IPv4 or IPv6 route was added, changed or
+				   deleted (not out of our link, not a clone) */
 	bool lost;		/* ENOBUFS: events were dropped; ask for the state */
 };
 
@@ -39,8 +42,9 @@ int netlink_get_link(struct netlink *nl, struct netlink_event *ev);
 
 /*
  * Drains pending messages, folding those about our link (and address
- * deletions anywhere) into *ev.  Returns 1 if any concerned us (or events
- * were lost: ev->lost), 0 if none, -errno on failure.
+ * deletions and route changes anywhere) into *ev.  Returns 1 if any
+ * concerned us (or events were lost: ev->lost), 0 if none, -errno on
+ * failure.
  */
 int netlink_read_events(struct netlink *nl, struct netlink_event *ev);
 

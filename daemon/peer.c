@@ -329,6 +329,21 @@ void peer_interface_down(struct peer *p)
 	noise_remote_clear_keys(&p->remote);
 }
 
+/*
+ * A session from before a suspend is one the peer may have dropped long
+ * ago (Reject-After-Time passed on its clock) and whose keys outlived the
+ * promised ZERO_KEYS_TIMEOUT in memory, or on disk through hibernation
+ * (WP §6.3): it goes, and the next packet handshakes at once, since the
+ * initiation rate limit goes with it (timers_stop).
+ */
+void peer_system_resumed(struct peer *p, uint64_t now)
+{
+	timers_stop(&p->timers);
+	noise_remote_clear_keys(&p->remote);
+	if (p->dev->up)
+		peer_interface_up(p, now);
+}
+
 uint64_t peer_run_timers(struct peer *p, uint64_t now)
 {
 	uint64_t next;

@@ -96,6 +96,12 @@ void peer_set_endpoint_from(struct peer *p, const struct endpoint *from);
 /* The interface went up/down (timers start/stop; down wipes sessions). */
 void peer_interface_up(struct peer *p, uint64_t now);
 void peer_interface_down(struct peer *p);
+/*
+ * The system slept: the handshake and every keypair are wiped and the
+ * timers restarted, as by a down/up, but staged packets are kept (and a
+ * handshake started for them).
+ */
+void peer_system_resumed(struct peer *p, uint64_t now);
 
 /* Runs the timers due at now; returns the peer's next deadline. */
 uint64_t peer_run_timers(struct peer *p, uint64_t now);

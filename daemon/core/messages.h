@@ -11,7 +11,8 @@
  * payloads are unaligned and MIPS is big-endian).
  *
  * Times in the core are uint64_t nanoseconds of a monotonic clock that the
- * caller reads and passes in as `now`; the *_TIME constants below are in
+ * caller reads and passes in as `now` (the daemon's is CLOCK_BOOTTIME, which
+ * also counts time suspended: daemon/clock.h); the *_TIME constants below are in
  * seconds as in the whitepaper, and WG_SECONDS() converts them.
  */
 #ifndef WGD_DAEMON_CORE_MESSAGES_H
