@@ -1,31 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The device's life cycle and its loop handlers.
- *
- * Start-up order (device_start): loop, TUN handle, netlink (link state,
- * MTU), UDP sockets, signals, control socket.  device_stop() undoes it in
- * reverse and wipes every key on the way out.
+ * The device's life cycle, link state, deadline and entry points (see
+ * device.h).  No descriptor, no clock: time comes in as `now`, the world is
+ * reached through d->io.
  */
 #include "daemon/device.h"
 
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/signalfd.h>
-#include <unistd.h>
 
 #include "crypto/util.h"
-#include "daemon/clock.h"
 #include "daemon/log.h"
 #include "daemon/peer.h"
-
-uint64_t device_realtime_ns(void)
-{
-	return clock_real_ns();
-}
 
 uint64_t device_jitter(struct device *d)
 {
@@ -39,17 +26,12 @@ uint64_t device_jitter(struct device *d)
 	return x;
 }
 
-void device_timer_touch(struct device *d, uint64_t when)
+void device_deadline_commit(struct device *d)
 {
-	if (when < d->loop.deadline)
-		loop_set_deadline(&d->loop, when);
-}
-
-void device_fail(struct device *d, const char *why)
-{
-	log_error("%s; exiting", why);
-	d->exit_status = 1;
-	loop_stop(&d->loop);
+	if (d->deadline == d->deadline_told)
+		return;
+	d->deadline_told = d->deadline;
+	d->io.deadline(d->io.ctx, d->deadline);
 }
 
 /* The noise core's peer lookup when an initiation names its sender. */
@@ -60,26 +42,30 @@ static struct noise_remote *device_lookup_remote(void *ctx, const uint8_t public
 	return p ? &p->remote : NULL;
 }
 
-struct device *device_create(void)
+struct device *device_create(const struct device_io *io, const char *name)
 {
 	struct device *d = calloc(1, sizeof(*d));
 	uint8_t secret[KEYHASH_SECRET_LEN];
 
 	if (!d)
 		return NULL;
+	d->io = *io;
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	d->ratelimiter = calloc(1, sizeof(*d->ratelimiter));
 	/* The peer table's hash key, secret so no sender can aim at one bucket. */
-	if (!crypto_random(secret, sizeof(secret))) {
+	if (!d->ratelimiter || !ratelimiter_init(d->ratelimiter) ||
+	    !io->random(io->ctx, secret, sizeof(secret)) ||
+	    !io->random(io->ctx, &d->jitter_state, sizeof(d->jitter_state))) {
+		free(d->ratelimiter);
 		free(d);
 		return NULL;
 	}
+	d->jitter_state |= 1;
 	keyhash_init(&d->peer_keys, secret);
 	crypto_wipe(secret, sizeof(secret));
-	d->loop.epfd = -1;
-	d->tun.fd = -1;
-	d->udp.fd[UDP_V4] = d->udp.fd[UDP_V6] = -1;
-	d->udp_h[UDP_V4].fd = d->udp_h[UDP_V6].fd = -1;
-	d->sigfd = -1;
 	d->mtu = DEVICE_DEFAULT_MTU;
+	d->deadline = d->deadline_told = UINT64_MAX;
+	load_init(&d->load);
 	noise_local_init(&d->local, device_lookup_remote, d);
 	allowedips_init(&d->table);
 	return d;
@@ -89,48 +75,45 @@ void device_destroy(struct device *d)
 {
 	if (!d)
 		return;
+	while (d->peers)
+		peer_destroy(d->peers);
+	allowedips_clear(&d->table);
+	ratelimiter_clear(d->ratelimiter);
+	free(d->ratelimiter);
 	keyhash_clear(&d->peer_keys);
 	noise_local_clear(&d->local);
 	crypto_wipe(d, sizeof(*d));
 	free(d);
 }
 
-/* ---- loop handlers ---- */
-
-static void device_on_tun(struct loop_fd *h, uint32_t revents)
+void device_set_offloads(struct device *d, bool tun_vnet, bool udp_gro)
 {
-	(void)revents;
-	send_tun_readable(container_of(h, struct device, tun_h));
+	d->tun_vnet = tun_vnet;
+	d->udp_gro = udp_gro;
 }
 
-static void device_on_udp4(struct loop_fd *h, uint32_t revents)
+void device_set_bound(struct device *d, uint16_t port, bool udp_gro)
 {
-	(void)revents;
-	receive_udp_readable(container_of(h, struct device, udp_h[UDP_V4]), UDP_V4);
+	d->listen_port = port;
+	d->udp_gro = udp_gro;
 }
 
-static void device_on_udp6(struct loop_fd *h, uint32_t revents)
+void device_set_link(struct device *d, bool up, uint64_t now)
 {
-	(void)revents;
-	receive_udp_readable(container_of(h, struct device, udp_h[UDP_V6]), UDP_V6);
-}
-
-static void device_set_up(struct device *d, bool up)
-{
-	uint64_t now = loop_now();
 	struct peer *p;
 
 	if (up == d->up)
 		return;
 	d->up = up;
-	log_info("interface %s is %s", d->tun.name, up ? "up" : "down");
-	/* Reference §8: down drops staged packets and sessions; up resumes. */
+	log_info("interface %s is %s", d->name, up ? "up" : "down");
+	/* doc/protocol.md §8: down drops staged packets and sessions; up resumes. */
 	for (p = d->peers; p; p = p->next) {
 		if (up)
 			peer_interface_up(p, now);
 		else
 			peer_interface_down(p);
 	}
+	device_deadline_commit(d);
 }
 
 /*
@@ -139,279 +122,88 @@ static void device_set_up(struct device *d, bool up)
  * slot on the oversize path; beyond that a data message no longer fits
  * one UDP datagram.
  */
-static void device_set_mtu(struct device *d, unsigned int mtu)
+void device_set_mtu(struct device *d, unsigned int mtu)
 {
 	if (mtu > PACKET_MAX_INNER_LARGE)
 		log_error("MTU %u of %s exceeds the largest packet one UDP datagram carries (%d); larger packets are dropped",
-			  mtu, d->tun.name, PACKET_MAX_INNER_LARGE);
+			  mtu, d->name, PACKET_MAX_INNER_LARGE);
 	d->mtu = mtu;
 }
 
-/*
- * Events were lost (netlink overrun): the link's up/down state and MTU are
- * asked for, so that a lost "up" does not leave the device dropping every
- * datagram; lost address deletions and route changes are assumed.
- * Negative if the link is gone (the loop is stopped).
- */
-static int device_netlink_resync(struct device *d, struct netlink_event *ev)
+void device_forget_sources(struct device *d)
 {
-	struct netlink_event now;
-	int ret;
+	struct peer *p;
 
-	log_info("netlink events were lost; reading the state of %s", d->tun.name);
-	ret = netlink_get_link(&d->nl, &now);
-	if (ret == -ENODEV) {
-		log_info("interface %s was deleted; exiting", d->tun.name);
-		loop_stop(&d->loop);
-		return ret;
-	}
-	if (ret < 0) {
-		log_error("netlink: %s", strerror(-ret));
-		return 0;
-	}
-	if (now.mtu)
-		ev->mtu = now.mtu;
-	ev->has_flags = now.has_flags;
-	ev->up = now.up;
-	ev->addr_removed = true;
-	ev->route_changed = true;
-	return 0;
-}
-
-static void device_on_netlink(struct loop_fd *h, uint32_t revents)
-{
-	struct device *d = container_of(h, struct device, nl_h);
-	struct netlink_event ev = { 0 };
-	int ret;
-
-	(void)revents;
-	ret = netlink_read_events(&d->nl, &ev);
-	if (ret < 0) {
-		log_error("netlink: %s", strerror(-ret));
-		return;
-	}
-	if (ev.lost && device_netlink_resync(d, &ev) < 0)
-		return;
-	if (ev.deleted) {
-		log_info("interface %s was deleted; exiting", d->tun.name);
-		loop_stop(&d->loop);
-		return;
-	}
-	if (ev.mtu && ev.mtu != d->mtu) {
-		log_info("MTU of %s is now %u", d->tun.name, ev.mtu);
-		device_set_mtu(d, ev.mtu);
-	}
-	if (ev.has_flags)
-		device_set_up(d, ev.up);
-	if (ev.addr_removed || ev.route_changed) {
-		struct peer *p;
-
-		/*
-		 * A cached source address may be gone, and the kernel would
-		 * still send from it (IP_PKTINFO does not check); or a route
-		 * change may have made another one the kernel's preferred
-		 * source towards the peer.  Forget them all: the next packet
-		 * to each peer leaves from the address the kernel picks, and
-		 * the next from each peer sets it again.  No lookup here:
-		 * one pass over the peers per batch of events, however many
-		 * routes changed; the next send is the lookup.
-		 */
-		for (p = d->peers; p; p = p->next)
-			endpoint_clear_src(&p->endpoint);
-	}
-}
-
-static void device_on_signal(struct loop_fd *h, uint32_t revents)
-{
-	struct device *d = container_of(h, struct device, sig_h);
-	struct signalfd_siginfo si;
-
-	(void)revents;
-	while (read(d->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-		if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) {
-			log_info("received signal %u; exiting", si.ssi_signo);
-			loop_stop(&d->loop);
-		}
-	}
-}
-
-static void device_socket_gone(void *ctx)
-{
-	struct device *d = ctx;
-
-	log_info("control socket was removed; exiting");
-	loop_stop(&d->loop);
-}
-
-static const struct control_ops device_ops = {
-	.set = device_config_set,
-	.get = device_config_get,
-	.socket_gone = device_socket_gone,
-};
-
-const struct control_ops *device_control_ops(void)
-{
-	return &device_ops;
+	for (p = d->peers; p; p = p->next)
+		endpoint_clear_src(&p->endpoint);
 }
 
 /*
- * The system was suspended (the loop found the boot clock ahead of the
- * monotonic one), before any packet of this wakeup is handled.  The
- * kernel's WireGuard wipes its sessions as the system goes to sleep; a
- * daemon learns of the sleep only on waking, and does the same then.
+ * The kernel's WireGuard wipes its sessions as the system goes to sleep; a
+ * daemon learns of the sleep only on waking (the shell compares the boot
+ * and monotonic clocks), and does the same then, before any packet of that
+ * wakeup is handled.
  */
-static void device_on_resume(struct loop *l, uint64_t now, uint64_t slept_ns)
+void device_resume(struct device *d, uint64_t now, uint64_t slept_ns)
 {
-	struct device *d = container_of(l, struct device, loop);
 	struct peer *p;
 
 	log_info("the system was suspended for %llu s; every session is wiped",
 		 (unsigned long long)((slept_ns + 500000000ull) / 1000000000ull));
 	for (p = d->peers; p; p = p->next)
 		peer_system_resumed(p, now);
+	device_deadline_commit(d);
 }
 
 /* The single deadline: run every peer's due timers, then find the next. */
-static void device_on_deadline(struct loop *l, uint64_t now)
+void device_run_timers(struct device *d, uint64_t now)
 {
-	struct device *d = container_of(l, struct device, loop);
 	uint64_t next = UINT64_MAX, n;
 	struct peer *p;
 
+	/* The shell forgot its deadline as it fired (io.h). */
+	d->deadline = d->deadline_told = UINT64_MAX;
 	for (p = d->peers; p; p = p->next) {
 		n = peer_run_timers(p, now);
 		if (n < next)
 			next = n;
 	}
 	device_timer_touch(d, next);
+	device_deadline_commit(d);
 }
 
-/* ---- start and stop ---- */
-
-int device_udp_attach(struct device *d)
+uint8_t *device_tx_buffer(struct device *d, size_t *size)
 {
-	static void (*const cbs[UDP_NFAMILIES])(struct loop_fd *, uint32_t) = {
-		device_on_udp4, device_on_udp6,
-	};
-	int f, ret;
-
-	for (f = 0; f < UDP_NFAMILIES; f++) {
-		d->udp_h[f].fd = -1;
-		if (d->udp.fd[f] < 0)
-			continue;
-		ret = loop_add(&d->loop, &d->udp_h[f], d->udp.fd[f], EPOLLIN, cbs[f]);
-		if (ret < 0) {
-			d->udp_h[f].fd = -1;
-			return ret;
-		}
-	}
-	return 0;
+	return send_tun_buffer(d, size);
 }
 
-void device_udp_detach(struct device *d)
+unsigned int device_tx_packet(struct device *d, size_t len, uint64_t now)
 {
-	int f;
+	unsigned int work = 0;
 
-	for (f = 0; f < UDP_NFAMILIES; f++) {
-		if (d->udp_h[f].fd >= 0)
-			loop_remove(&d->loop, &d->udp_h[f]);
-		d->udp_h[f].fd = -1;
-	}
+	send_tun_packet(d, len, now, &work);
+	device_deadline_commit(d);
+	return work;
 }
 
-static int device_start_signals(struct device *d)
+void device_tx_flush(struct device *d, uint64_t now)
 {
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
-		return -errno;
-	d->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (d->sigfd < 0)
-		return -errno;
-	return loop_add(&d->loop, &d->sig_h, d->sigfd, EPOLLIN, device_on_signal);
+	send_flush(d, now);
+	device_deadline_commit(d);
 }
 
-static int device_start_netlink(struct device *d)
+struct udp_msg *device_rx_buffers(struct device *d, unsigned int *n)
 {
-	struct netlink_event ev;
-	int ret;
-
-	ret = netlink_open(&d->nl, d->tun.ifindex);
-	if (ret < 0)
-		return ret;
-	/* The kernel's default for a WireGuard link (reference §10). */
-	ret = netlink_set_mtu(&d->nl, DEVICE_DEFAULT_MTU);
-	if (ret < 0)
-		log_error("cannot set the MTU of %s: %s", d->tun.name, strerror(-ret));
-	ret = netlink_get_link(&d->nl, &ev);
-	if (ret < 0)
-		return ret;
-	if (ev.mtu)
-		device_set_mtu(d, ev.mtu);
-	d->up = ev.has_flags && ev.up;
-	return loop_add(&d->loop, &d->nl_h, netlink_fd(&d->nl), EPOLLIN, device_on_netlink);
+	return receive_buffers(d, n);
 }
 
-int device_start(struct device *d, struct tun *tun, struct control *control, char *err, size_t errlen)
+void device_rx_batch(struct device *d, int family, unsigned int got, uint64_t now)
 {
-	const char *what;
-	int ret;
-
-	d->tun = *tun;
-	tun->fd = -1;
-	d->control = control;
-	what = "event loop";
-	ret = loop_init(&d->loop);
-	if (ret < 0)
-		goto fail;
-	d->loop.on_deadline = device_on_deadline;
-	d->loop.on_resume = device_on_resume;
-	load_init(&d->load);
-	what = "random";
-	d->ratelimiter = calloc(1, sizeof(*d->ratelimiter));
-	if (!d->ratelimiter) {
-		ret = -ENOMEM;
-		goto fail;
-	}
-	if (!ratelimiter_init(d->ratelimiter) ||
-	    !crypto_random(&d->jitter_state, sizeof(d->jitter_state))) {
-		ret = -EIO;
-		goto fail;
-	}
-	d->jitter_state |= 1;
-	what = "TUN device";
-	ret = loop_add(&d->loop, &d->tun_h, d->tun.fd, EPOLLIN, device_on_tun);
-	if (ret < 0)
-		goto fail;
-	what = "netlink";
-	ret = device_start_netlink(d);
-	if (ret < 0)
-		goto fail;
-	what = "UDP socket";
-	ret = udp_open(&d->udp, 0, 0);
-	if (ret < 0)
-		goto fail;
-	ret = device_udp_attach(d);
-	if (ret < 0)
-		goto fail;
-	what = "signals";
-	ret = device_start_signals(d);
-	if (ret < 0)
-		goto fail;
-	what = "control socket";
-	ret = control_attach(control, &d->loop);
-	if (ret < 0)
-		goto fail;
-	return 0;
-fail:
-	snprintf(err, errlen, "cannot set up the %s: %s", what, strerror(-ret));
-	return ret;
+	receive_batch(d, family, got, now);
+	device_deadline_commit(d);
 }
 
-static void device_log_stats(const struct device *d)
+void device_log_stats(const struct device *d)
 {
 	const struct device_stats *s = &d->stats;
 
@@ -425,42 +217,4 @@ static void device_log_stats(const struct device *d)
 		 (unsigned long long)s->rx_handshake_dropped, (unsigned long long)s->rx_data_dropped,
 		 (unsigned long long)s->rx_bad_inner, (unsigned long long)s->rx_bad_source,
 		 (unsigned long long)s->rx_tun_dropped);
-}
-
-int device_run(struct device *d)
-{
-	int ret = loop_run(&d->loop);
-
-	device_log_stats(d);
-	if (ret < 0) {
-		log_error("event loop: %s", strerror(-ret));
-		return ret;
-	}
-	return d->exit_status ? -EIO : 0;
-}
-
-void device_stop(struct device *d)
-{
-	if (!d)
-		return;
-	while (d->peers)
-		peer_destroy(d->peers);
-	allowedips_clear(&d->table);
-	control_close(d->control);
-	d->control = NULL;
-	if (d->sigfd >= 0)
-		close(d->sigfd);
-	device_udp_detach(d);
-	udp_close(&d->udp);
-	netlink_close(&d->nl);
-	tun_close(&d->tun);
-	loop_clear(&d->loop);
-	if (d->ratelimiter) {
-		ratelimiter_clear(d->ratelimiter);
-		free(d->ratelimiter);
-	}
-	keyhash_clear(&d->peer_keys);
-	noise_local_clear(&d->local);
-	crypto_wipe(d, sizeof(*d));
-	free(d);
 }

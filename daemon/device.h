@@ -1,14 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The device: one WireGuard interface, the glue between the I/O modules
- * (tun, udp, netlink, control) and the protocol core (noise, cookie,
- * ratelimiter, allowedips, timers).
+ * The device: one WireGuard interface's data path, a library between the
+ * protocol core (noise, cookie, ratelimiter, load, allowedips, timers) and
+ * the outside world, which it reaches only through struct device_io
+ * (io.h).  It owns no descriptor and reads no clock: the shell
+ * (daemon/host.c) reads the sockets and the TUN device into the device's
+ * buffers, hands the batches in with the time, and performs what the
+ * device asks of it through the seam; tests do the same in memory.
  *
  * Files, in the order a packet meets them:
- *   device.c         life cycle, the loop handlers, link state, the deadline
- *   send.c           TUN -> allowed IPs -> peer -> seal in place -> sendmmsg
- *   receive.c        recvmmsg -> classify -> handshake or open in place ->
- *                    replay, roaming, timers -> source check -> TUN
+ *   device.c         life cycle, link state, the deadline, the entry points
+ *   send.c           TUN packet -> allowed IPs -> peer -> seal in place ->
+ *                    one send() per batch
+ *   receive.c        a batch of datagrams -> classify -> handshake or open
+ *                    in place -> replay, roaming, timers -> source check ->
+ *                    TUN write (TCP segments of one flow merged)
  *   peer.c           peers: create/destroy, staging queue, timer actions
  *   device_config.c  the control socket's set and get
  *
@@ -30,17 +36,17 @@
 #include <stdint.h>
 
 #include "daemon/config.h"
-#include "daemon/control.h"
 #include "daemon/core/allowedips.h"
 #include "daemon/core/keyhash.h"
 #include "daemon/core/load.h"
 #include "daemon/core/noise.h"
 #include "daemon/core/ratelimiter.h"
+#include "daemon/endpoint.h"
 #include "daemon/gso.h"
-#include "daemon/loop.h"
-#include "daemon/netlink.h"
-#include "daemon/tun.h"
-#include "daemon/udp.h"
+#include "daemon/io.h"
+
+#define container_of(ptr, type, member) \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
 #define PACKET_BATCH UDP_BATCH
 #define PACKET_BUF_SIZE 2048
@@ -98,22 +104,19 @@ struct device_stats {
 };
 
 struct device {
-	struct loop loop;
-	struct tun tun;
-	struct loop_fd tun_h;
-	struct udp udp;
-	struct loop_fd udp_h[UDP_NFAMILIES];
+	struct device_io io;
+	char name[16];			/* the interface's, for the log */
+	bool tun_vnet;			/* TUN packets carry a virtio_net_hdr */
+	bool udp_gro;			/* a received buffer may hold a run of datagrams */
+	uint16_t listen_port;		/* bound */
 	uint16_t listen_port_requested;	/* what was set (0 = random) */
-	struct netlink nl;
-	struct loop_fd nl_h;
-	int sigfd;
-	struct loop_fd sig_h;
-	struct control *control;
+	uint32_t fwmark;
+	uint64_t deadline;		/* the earliest timer of any peer */
+	uint64_t deadline_told;		/* what io.deadline() last heard */
 
 	bool up;			/* IFF_UP: timers run, packets flow */
 	unsigned int mtu;
 	bool rx_large;			/* a datagram larger than a slot came in */
-	int exit_status;		/* 0 clean, 1 error */
 
 	struct noise_local local;
 	struct allowedips table;
@@ -144,30 +147,64 @@ struct device {
 	 */
 	uint8_t rx_area[UDP_GRO_BATCH * UDP_GRO_BUF_SIZE] __attribute__((aligned(16)));
 	struct udp_msg rx_msgs[PACKET_BATCH];
+	unsigned int rx_entries;	/* handed out by receive_buffers() */
 	struct receive_batch rx_batch;
 	struct endpoint rx_eps[PACKET_BATCH];
 	struct gro gro;			/* segments merged on the way to TUN */
 };
 
-/* ---- main.c's view ---- */
+/* ---- the library's entry points (the shell's and the tests' view) ---- */
 
-/* An empty device, to be the control socket's context before the fork. */
-struct device *device_create(void);
-/* Frees a device that was never started. */
-void device_destroy(struct device *d);
 /*
- * Takes ownership of the TUN device and the control socket and sets up
- * everything else (loop, UDP, netlink, signals).  0 or -errno with a message
- * in err; on failure the caller still owns tun and control.
+ * An empty device that reaches the world through io (copied), whose
+ * random() seeds it; NULL if out of memory or random bytes.  The name is
+ * for the log only.  Down, MTU DEVICE_DEFAULT_MTU, no offloads, no port.
  */
-int device_start(struct device *d, struct tun *tun, struct control *control,
-		 char *err, size_t errlen);
-/* Runs until a signal, the control socket's deletion or the link's. */
-int device_run(struct device *d);
-/* Tears everything down in reverse, wipes every key, frees d. */
-void device_stop(struct device *d);
+struct device *device_create(const struct device_io *io, const char *name);
+/* Destroys every peer, wipes every key, frees d. */
+void device_destroy(struct device *d);
 
-const struct control_ops *device_control_ops(void);
+/* What the shell's TUN device and sockets do (set before traffic). */
+void device_set_offloads(struct device *d, bool tun_vnet, bool udp_gro);
+/* The port the sockets were bound to before any set (the shell's first bind). */
+void device_set_bound(struct device *d, uint16_t port, bool udp_gro);
+
+/* Link state and MTU, as the kernel reports them. */
+void device_set_link(struct device *d, bool up, uint64_t now);
+void device_set_mtu(struct device *d, unsigned int mtu);
+/* A local address or route changed: forget every cached source address. */
+void device_forget_sources(struct device *d);
+/* The system slept for slept_ns: wipe every session (the kernel's rule). */
+void device_resume(struct device *d, uint64_t now, uint64_t slept_ns);
+/* The deadline passed: run every peer's due timers. */
+void device_run_timers(struct device *d, uint64_t now);
+
+/*
+ * The TUN side: the buffer the next packet read from the TUN device goes
+ * into (*size bytes at most: a read that fills it was cut), then the
+ * read's length; device_tx_packet() returns a count of the work done
+ * (segments sent on, plus one for the read).  After a run of reads,
+ * device_tx_flush() sends what is sealed.
+ */
+uint8_t *device_tx_buffer(struct device *d, size_t *size);
+unsigned int device_tx_packet(struct device *d, size_t len, uint64_t now);
+void device_tx_flush(struct device *d, uint64_t now);
+
+/*
+ * The UDP side: the buffers for the next read from a socket (*n of them,
+ * each with its data, capacity and endpoint); after the read filled the
+ * first got of them, device_rx_batch() processes the datagrams (family:
+ * UDP_V4 or UDP_V6, the socket they came from).
+ */
+struct udp_msg *device_rx_buffers(struct device *d, unsigned int *n);
+void device_rx_batch(struct device *d, int family, unsigned int got, uint64_t now);
+
+/* The control socket's set and get (device_config.c). */
+int device_config_set(struct device *d, const struct config_device *cfg, uint64_t now);
+int device_config_get(struct device *d, struct config_device *out);
+
+/* The counters of what was dropped, logged at exit. */
+void device_log_stats(const struct device *d);
 
 /* ---- shared by the device's files ---- */
 
@@ -186,23 +223,26 @@ static inline size_t device_padded_len(const struct device *d, size_t len)
 /* A jitter value for the timers (any 64-bit value; the core reduces it). */
 uint64_t device_jitter(struct device *d);
 /* The wall clock in unix ns (last-handshake times, TAI64N). */
-uint64_t device_realtime_ns(void);
-/* Pulls the loop deadline in to when (if earlier). */
-void device_timer_touch(struct device *d, uint64_t when);
-/* Registers / unregisters the UDP sockets on the loop (rebinding). */
-int device_udp_attach(struct device *d);
-void device_udp_detach(struct device *d);
-/* Stops the loop because the interface is gone or a fatal error happened. */
-void device_fail(struct device *d, const char *why);
+static inline uint64_t device_wall_ns(const struct device *d)
+{
+	return d->io.wall_ns(d->io.ctx);
+}
+/* Pulls the deadline in to when (if earlier); told to the shell per entry. */
+static inline void device_timer_touch(struct device *d, uint64_t when)
+{
+	if (when < d->deadline)
+		d->deadline = when;
+}
+/* Tells the shell the deadline if it moved (once per entry point). */
+void device_deadline_commit(struct device *d);
 
 /* send.c */
-void send_tun_readable(struct device *d);
+void send_tun_packet(struct device *d, size_t len, uint64_t now, unsigned int *work);
+uint8_t *send_tun_buffer(struct device *d, size_t *size);
+void send_flush(struct device *d, uint64_t now);
 
 /* receive.c */
-void receive_udp_readable(struct device *d, int family);
-
-/* device_config.c */
-int device_config_set(void *ctx, const struct config_device *cfg);
-int device_config_get(void *ctx, struct config_device *out);
+struct udp_msg *receive_buffers(struct device *d, unsigned int *n);
+void receive_batch(struct device *d, int family, unsigned int got, uint64_t now);
 
 #endif

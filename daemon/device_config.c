@@ -4,7 +4,7 @@
  *
  * The order and meaning of a set are those of config.h.  Every value that
  * equals what the device already has is a no-op, so that `wg syncconf`
- * with an unchanged file never resets a session (reference UAPI §1).
+ * with an unchanged file never resets a session (doc/control.md).
  */
 #include <errno.h>
 #include <string.h>
@@ -61,40 +61,23 @@ static int config_set_private_key(struct device *d, const uint8_t key[CONFIG_KEY
 	return 1;
 }
 
-/*
- * Rebinds: the new sockets are opened and put on the loop before the old
- * ones are closed, so that any failure (bind: EADDRINUSE; epoll) leaves the
- * device listening where it was.
- */
+/* A new port (the shell rebinds, keeping the old sockets on failure). */
 static int config_set_port(struct device *d, uint16_t port, uint32_t fwmark)
 {
-	struct udp fresh, old;
+	uint16_t bound;
+	bool gro;
 	int ret;
 
-	if (port == d->listen_port_requested || (port && port == d->udp.port))
+	if (port == d->listen_port_requested || (port && port == d->listen_port))
 		return 0;
-	ret = udp_open(&fresh, port, fwmark);
-	if (ret < 0) {
-		log_error("cannot bind UDP port %u: %s", port, strerror(-ret));
+	ret = d->io.bind(d->io.ctx, port, fwmark, &bound, &gro);
+	if (ret < 0)
 		return ret;
-	}
-	device_udp_detach(d);
-	old = d->udp;
-	d->udp = fresh;
-	ret = device_udp_attach(d);
-	if (ret < 0) {
-		log_error("cannot watch the sockets of UDP port %u: %s", d->udp.port, strerror(-ret));
-		device_udp_detach(d);
-		udp_close(&d->udp);
-		d->udp = old;
-		if (device_udp_attach(d) < 0)
-			device_fail(d, "cannot watch the UDP sockets");
-		return ret;
-	}
-	udp_close(&old);
+	d->listen_port = bound;
+	d->udp_gro = gro;
 	d->listen_port_requested = port;
+	d->fwmark = fwmark;
 	config_clear_all_src(d);
-	log_info("listening on UDP port %u", d->udp.port);
 	return 0;
 }
 
@@ -102,11 +85,12 @@ static int config_set_fwmark(struct device *d, uint32_t fwmark)
 {
 	int ret;
 
-	if (fwmark == d->udp.fwmark)
+	if (fwmark == d->fwmark)
 		return 0;
-	ret = udp_set_fwmark(&d->udp, fwmark);
+	ret = d->io.set_fwmark(d->io.ctx, fwmark);
 	if (ret < 0)
 		return ret;
+	d->fwmark = fwmark;
 	config_clear_all_src(d);
 	return 0;
 }
@@ -161,7 +145,7 @@ static int config_apply_peer(struct device *d, const struct config_peer *cp, uin
 	struct peer *p;
 	int ret;
 
-	/* A peer with our own public key is ignored (reference §10). */
+	/* A peer with our own public key is ignored (doc/protocol.md §10). */
 	if (d->local.has_identity && !memcmp(cp->public_key, d->local.public_key, CONFIG_KEY_LEN))
 		return 0;
 	p = peer_lookup(d, cp->public_key);
@@ -173,7 +157,7 @@ static int config_apply_peer(struct device *d, const struct config_peer *cp, uin
 	if (!p && (cp->flags & CONFIG_PEER_UPDATE_ONLY))
 		return 0;
 	if (!p) {
-		p = peer_create(d, cp->public_key);
+		p = peer_create(d, cp->public_key, now);
 		if (!p)
 			return -ENOMEM;
 	}
@@ -199,10 +183,8 @@ static int config_apply_peer(struct device *d, const struct config_peer *cp, uin
 	return 0;
 }
 
-int device_config_set(void *ctx, const struct config_device *cfg)
+static int config_set(struct device *d, const struct config_device *cfg, uint64_t now)
 {
-	struct device *d = ctx;
-	uint64_t now = loop_now();
 	bool new_identity = false;
 	struct peer *p;
 	size_t i;
@@ -212,7 +194,7 @@ int device_config_set(void *ctx, const struct config_device *cfg)
 		new_identity = config_set_private_key(d, cfg->private_key);
 	if (cfg->flags & CONFIG_DEVICE_HAS_LISTEN_PORT) {
 		ret = config_set_port(d, cfg->listen_port,
-				      (cfg->flags & CONFIG_DEVICE_HAS_FWMARK) ? cfg->fwmark : d->udp.fwmark);
+				      (cfg->flags & CONFIG_DEVICE_HAS_FWMARK) ? cfg->fwmark : d->fwmark);
 		if (ret < 0)
 			return ret;
 	}
@@ -240,6 +222,14 @@ int device_config_set(void *ctx, const struct config_device *cfg)
 			peer_send_staged(p, now);
 	}
 	return 0;
+}
+
+int device_config_set(struct device *d, const struct config_device *cfg, uint64_t now)
+{
+	int ret = config_set(d, cfg, now);
+
+	device_deadline_commit(d);
+	return ret;
 }
 
 /* ---- get ---- */
@@ -278,9 +268,8 @@ static int config_get_peer(struct peer *p, struct config_device *out)
 	return allowedips_walk_owner(&p->allowedips, config_get_allowedip, cp);
 }
 
-int device_config_get(void *ctx, struct config_device *out)
+int device_config_get(struct device *d, struct config_device *out)
 {
-	struct device *d = ctx;
 	struct peer *p;
 	int ret;
 
@@ -288,10 +277,10 @@ int device_config_get(void *ctx, struct config_device *out)
 		memcpy(out->private_key, d->local.private_key, CONFIG_KEY_LEN);
 		out->flags |= CONFIG_DEVICE_HAS_PRIVATE_KEY;
 	}
-	out->listen_port = d->udp.port;
+	out->listen_port = d->listen_port;
 	out->flags |= CONFIG_DEVICE_HAS_LISTEN_PORT;
-	out->fwmark = d->udp.fwmark;
-	if (d->udp.fwmark)
+	out->fwmark = d->fwmark;
+	if (d->fwmark)
 		out->flags |= CONFIG_DEVICE_HAS_FWMARK;
 	for (p = d->peers; p; p = p->next) {
 		ret = config_get_peer(p, out);

@@ -66,8 +66,6 @@ uint64_t gso_csum_add(uint64_t sum, const uint8_t *p, size_t len);
 /* Folds a sum to 16 bits and complements it: the checksum field value. */
 uint16_t gso_csum_fold(uint64_t sum);
 
-#endif
-
 /*
  * The reverse on the way to the TUN device (GRO): consecutive TCP segments
  * of one flow, decrypted from one receive batch, are merged into one
@@ -97,3 +95,5 @@ bool gro_append(struct gro *g, const uint8_t *pkt, size_t len);
  * must be writable before g->first).  Empties the group.
  */
 size_t gro_finish(struct gro *g, uint8_t **out);
+
+#endif

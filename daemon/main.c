@@ -31,7 +31,7 @@
 #include "crypto/selftest.h"
 #include "crypto/x25519.h"
 #include "daemon/control.h"
-#include "daemon/device.h"
+#include "daemon/host.h"
 #include "daemon/log.h"
 #include "daemon/loop.h"
 #include "daemon/tun.h"
@@ -220,23 +220,23 @@ static void detach_stdio(void)
 }
 
 /* Runs the daemon on an open TUN device and control socket until it stops. */
-static int serve(const struct options *o, struct device *dev, struct tun *tun,
+static int serve(const struct options *o, struct host *host, struct tun *tun,
 		 struct control *control, int report_fd)
 {
 	char msg[200];
 	int ret;
 
-	/* From here on the device owns tun and control; device_stop frees them. */
-	ret = device_start(dev, tun, control, msg, sizeof(msg));
+	/* From here on the host owns tun and control; host_stop frees them. */
+	ret = host_start(host, tun, control, msg, sizeof(msg));
 	if (ret < 0) {
 		report(report_fd, msg);
-		device_stop(dev);
+		host_stop(host);
 		return EXIT_FAILURE;
 	}
 	if (o->pid_file && (ret = write_pid_file(o->pid_file)) < 0) {
 		snprintf(msg, sizeof(msg), "cannot write %s: %s", o->pid_file, strerror(-ret));
 		report(report_fd, msg);
-		device_stop(dev);
+		host_stop(host);
 		return EXIT_FAILURE;
 	}
 	log_info("serving %s on control socket %s", o->ifname, control_path(control));
@@ -244,9 +244,9 @@ static int serve(const struct options *o, struct device *dev, struct tun *tun,
 	notify_systemd("READY=1");
 	if (report_fd >= 0)
 		detach_stdio();
-	ret = device_run(dev);
+	ret = host_run(host);
 	notify_systemd("STOPPING=1");
-	device_stop(dev);
+	host_stop(host);
 	if (o->pid_file)
 		unlink(o->pid_file);
 	return ret < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
@@ -255,7 +255,7 @@ static int serve(const struct options *o, struct device *dev, struct tun *tun,
 int main(int argc, char **argv)
 {
 	struct control *control = NULL;
-	struct device *dev;
+	struct host *host;
 	struct options o;
 	struct tun tun;
 	int ret, pipefd[2];
@@ -281,33 +281,33 @@ int main(int argc, char **argv)
 		log_error("cannot create TUN device %s: %s", o.ifname, strerror(-ret));
 		return EXIT_FAILURE;
 	}
-	dev = device_create();
-	if (!dev) {
-		log_error("out of memory");
+	host = host_create(tun.name);
+	if (!host) {
+		log_error("out of memory or random bytes");
 		tun_close(&tun);
 		return EXIT_FAILURE;
 	}
-	ret = control_open(&control, tun.name, NULL, device_control_ops(), dev);
+	ret = control_open(&control, tun.name, NULL, host_control_ops(), host);
 	if (ret < 0) {
 		log_error("cannot open the control socket for %s: %s", tun.name, strerror(-ret));
-		device_destroy(dev);
+		host_destroy(host);
 		tun_close(&tun);
 		return EXIT_FAILURE;
 	}
 	if (o.foreground)
-		return serve(&o, dev, &tun, control, -1);
+		return serve(&o, host, &tun, control, -1);
 
 	if (pipe2(pipefd, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
 		log_error("cannot fork: %s", strerror(errno));
 		control_close(control);
-		device_destroy(dev);
+		host_destroy(host);
 		tun_close(&tun);
 		return EXIT_FAILURE;
 	}
 	if (pid > 0) {
 		close(pipefd[1]);
 		control_release(control);
-		device_destroy(dev);
+		host_destroy(host);
 		tun_close(&tun);
 		return launcher_wait(pipefd[0]);
 	}
@@ -315,7 +315,7 @@ int main(int argc, char **argv)
 	setsid();
 	log_clear();
 	log_init(tun.name, (enum log_level)o.log_level, false);
-	ret = serve(&o, dev, &tun, control, pipefd[1]);
+	ret = serve(&o, host, &tun, control, pipefd[1]);
 	log_clear();
 	return ret;
 }

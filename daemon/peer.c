@@ -7,7 +7,7 @@
 #include "crypto/util.h"
 #include "daemon/log.h"
 
-struct peer *peer_create(struct device *d, const uint8_t public_key[NOISE_PUBLIC_KEY_LEN])
+struct peer *peer_create(struct device *d, const uint8_t public_key[NOISE_PUBLIC_KEY_LEN], uint64_t now)
 {
 	struct peer *p = calloc(1, sizeof(*p));
 
@@ -25,7 +25,7 @@ struct peer *peer_create(struct device *d, const uint8_t public_key[NOISE_PUBLIC
 	allowedips_owner_init(&p->allowedips, p);
 	p->endpoint.addr.sa.sa_family = AF_UNSPEC;
 	if (d->up)
-		timers_on_interface_up(&p->timers, loop_now());
+		timers_on_interface_up(&p->timers, now);
 
 	/* append: get lists peers in creation order, as wireguard-go does */
 	if (d->peers) {
@@ -161,7 +161,7 @@ bool peer_send_buffer(struct peer *p, uint8_t *data, size_t len)
 		p->dev->stats.tx_no_endpoint++;
 		return false;
 	}
-	if (udp_send(&p->dev->udp, &m, 1)) {
+	if (p->dev->io.send(p->dev->io.ctx, &m, 1)) {
 		p->dev->stats.tx_udp_dropped++;
 		return false;
 	}
@@ -191,7 +191,7 @@ static unsigned int peer_send_batch(struct peer *p, struct udp_msg *msgs, struct
 
 	if (!*n)
 		return 0;
-	p->dev->stats.tx_udp_dropped += udp_send(&p->dev->udp, msgs, *n);
+	p->dev->stats.tx_udp_dropped += p->dev->io.send(p->dev->io.ctx, msgs, *n);
 	for (i = 0; i < *n; i++) {
 		if (msgs[i].sent) {
 			p->tx_bytes += msgs[i].len;
@@ -250,7 +250,7 @@ void peer_send_initiation(struct peer *p, uint64_t now)
 	uint8_t ts[NOISE_TIMESTAMP_LEN];
 	enum noise_result res;
 
-	noise_tai64n(ts, device_realtime_ns());
+	noise_tai64n(ts, device_wall_ns(p->dev));
 	res = noise_create_initiation(&p->remote, msg, ts, now);
 	if (res != NOISE_OK) {
 		log_packet(LOG_LEVEL_VERBOSE, "cannot create a handshake initiation: %s",

@@ -17,7 +17,7 @@
 #include "daemon/core/noise.h"
 #include "daemon/core/timers.h"
 #include "daemon/device.h"
-#include "daemon/udp.h"
+#include "daemon/endpoint.h"
 
 /*
  * Packets waiting for a session (doc/architecture.md, Buffers: at most
@@ -55,7 +55,7 @@ struct peer {
 };
 
 /* Creates a peer and links it into the device; NULL if out of memory. */
-struct peer *peer_create(struct device *d, const uint8_t public_key[NOISE_PUBLIC_KEY_LEN]);
+struct peer *peer_create(struct device *d, const uint8_t public_key[NOISE_PUBLIC_KEY_LEN], uint64_t now);
 /* Unlinks, removes its prefixes, wipes every key, frees. */
 void peer_destroy(struct peer *p);
 struct peer *peer_lookup(struct device *d, const uint8_t public_key[NOISE_PUBLIC_KEY_LEN]);

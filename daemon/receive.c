@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The inbound path, one recvmmsg() batch per wakeup (64 datagrams, or 8
+ * The inbound path, one batch of datagrams as the shell read them (one
+ * recvmmsg() into receive_buffers(): 64 datagrams, or 8
  * UDP GRO runs of datagrams taken one by one where they lie, or 8
  * datagrams of up to 64 KiB when the MTU is larger than a slot):
  *
  *   each datagram is checked once at the edge by length and type
- *   (message_classify(), reference §2), then
+ *   (message_classify(), doc/protocol.md §2), then
  *   the read is weighed first: mac1 of each initiation and response, and
  *     their number decides whether it is handled under load (load.h)
  *   handshake (types 1-2):
@@ -107,7 +108,7 @@ static bool receive_check_macs(struct device *d, uint8_t *msg, size_t len, bool 
 			struct udp_msg m = { .data = reply, .len = sizeof(reply), .ep = from };
 
 			log_packet(LOG_LEVEL_DEBUG, "under load: answering a handshake message with a cookie");
-			udp_send(&d->udp, &m, 1);
+			d->io.send(d->io.ctx, &m, 1);
 		}
 		return false;
 	case COOKIE_ERR_RANDOM:
@@ -174,9 +175,9 @@ static void receive_response(struct device *d, uint8_t *msg, struct endpoint *fr
 	timers_on_authenticated_received(&p->timers, now);
 	timers_on_handshake_complete(&p->timers, now);
 	timers_on_session_derived(&p->timers, now);
-	p->last_handshake_ns = device_realtime_ns();
+	p->last_handshake_ns = device_wall_ns(d);
 	log_packet(LOG_LEVEL_VERBOSE, "handshake complete (initiator)");
-	/* The initiator confirms the session at once (reference §7). */
+	/* The initiator confirms the session at once (doc/protocol.md §7). */
 	peer_send_keepalive(p, now);
 	device_timer_touch(d, timers_next_deadline(&p->timers));
 }
@@ -241,7 +242,7 @@ static void receive_flush(struct device *d)
 	size_t len = gro_finish(&d->gro, &out);
 
 	if (len)
-		receive_tun_result(d, tun_write_raw(&d->tun, out, len));
+		receive_tun_result(d, d->io.tun_write_vnet(d->io.ctx, out, len));
 }
 
 /*
@@ -252,8 +253,8 @@ static void receive_flush(struct device *d)
  */
 static void receive_deliver(struct device *d, uint8_t *inner, size_t len)
 {
-	if (!d->tun.vnet_hdr) {
-		receive_tun_result(d, tun_write(&d->tun, inner, len));
+	if (!d->tun_vnet) {
+		receive_tun_result(d, d->io.tun_write(d->io.ctx, inner, len));
 		return;
 	}
 	if (gro_append(&d->gro, inner, len))
@@ -261,7 +262,7 @@ static void receive_deliver(struct device *d, uint8_t *inner, size_t len)
 	receive_flush(d);
 	if (gro_start(&d->gro, inner, len))
 		return;
-	receive_tun_result(d, tun_write(&d->tun, inner, len));
+	receive_tun_result(d, d->io.tun_write(d->io.ctx, inner, len));
 }
 
 static void receive_data(struct device *d, uint8_t *msg, size_t len, struct endpoint *from, uint64_t now)
@@ -284,7 +285,7 @@ static void receive_data(struct device *d, uint8_t *msg, size_t len, struct endp
 	peer_set_endpoint_from(p, from);
 	if (res == NOISE_OK_CONFIRMED) {
 		timers_on_handshake_complete(&p->timers, now);
-		p->last_handshake_ns = device_realtime_ns();
+		p->last_handshake_ns = device_wall_ns(d);
 		log_packet(LOG_LEVEL_VERBOSE, "handshake complete (responder)");
 		peer_send_staged(p, now);
 	}
@@ -404,7 +405,7 @@ static void receive_weigh(struct device *d, struct receive_batch *rb, unsigned i
  */
 static bool receive_large_layout(const struct device *d)
 {
-	return d->udp.gro || d->rx_large || d->mtu > PACKET_MAX_INNER;
+	return d->udp_gro || d->rx_large || d->mtu > PACKET_MAX_INNER;
 }
 
 /* A datagram cut short is lost: counted as failing the edge check. */
@@ -418,36 +419,37 @@ static void receive_note_truncated(struct device *d)
 		 PACKET_BUF_SIZE, UDP_GRO_BUF_SIZE);
 }
 
-void receive_udp_readable(struct device *d, int family)
+struct udp_msg *receive_buffers(struct device *d, unsigned int *n)
 {
 	bool large = receive_large_layout(d);
 	unsigned int i, entries = large ? UDP_GRO_BATCH : PACKET_BATCH;
-	size_t size = large ? UDP_GRO_BUF_SIZE : PACKET_BUF_SIZE, off, len;
-	struct receive_batch *rb = &d->rx_batch;
-	uint64_t now;
-	int n;
+	size_t size = large ? UDP_GRO_BUF_SIZE : PACKET_BUF_SIZE;
 
 	for (i = 0; i < entries; i++) {
 		d->rx_msgs[i].data = d->rx_area + (size_t)i * size;
 		d->rx_msgs[i].len = size;
 		d->rx_msgs[i].ep = &d->rx_eps[i];
 	}
-	n = udp_recv(&d->udp, family, d->rx_msgs, entries);
-	if (n <= 0) {
-		if (n < 0)
-			log_packet(LOG_LEVEL_ERROR, "UDP receive: %s", strerror(-n));
+	d->rx_entries = entries;
+	*n = entries;
+	return d->rx_msgs;
+}
+
+void receive_batch(struct device *d, int family, unsigned int got, uint64_t now)
+{
+	struct receive_batch *rb = &d->rx_batch;
+	unsigned int i;
+	size_t off, len;
+
+	/* A down interface has no sessions (doc/protocol.md §8): read and drop. */
+	if (!d->up || got > d->rx_entries)
 		return;
-	}
-	/* A down interface has no sessions (reference §8): read and drop. */
-	if (!d->up)
-		return;
-	now = loop_now();
-	for (i = 0; i < (unsigned int)n; i++) {
+	for (i = 0; i < got; i++) {
 		if (d->rx_msgs[i].truncated)
 			receive_note_truncated(d);
 	}
-	receive_weigh(d, rb, (unsigned int)n, (unsigned int)n == entries, family, now);
-	for (i = 0; i < (unsigned int)n; i++) {
+	receive_weigh(d, rb, got, got == d->rx_entries, family, now);
+	for (i = 0; i < got; i++) {
 		const struct udp_msg *m = &d->rx_msgs[i];
 
 		for (off = 0; off < m->len; off += len) {

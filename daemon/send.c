@@ -2,14 +2,14 @@
 /*
  * The outbound path (WP §3, §5.4.6):
  *
- *   TUN read (until EAGAIN, bounded per wakeup); a TCP super-packet (TSO)
- *   is cut into segments, each written straight into its send slot
+ *   a TUN read by the shell (into send_tun_buffer()); a TCP super-packet
+ *   (TSO) is cut into segments, each written straight into its send slot
  *   -> inner destination -> allowed-IPs lookup -> peer   (none: drop, count)
  *   -> endpoint known?                                    (no: drop, count)
  *   -> pad to 16 within the MTU -> seal in place on the current keypair
  *        (no usable keypair: stage the packet, initiate a handshake)
  *   -> when PACKET_BATCH slots are sealed, or the reads are done:
- *      one sendmmsg() per address family for the batch
+ *      one io.send() for the batch (one sendmmsg() per address family)
  *   -> timers: data sent, rekey-on-send rules
  *
  * Each packet sits at slot.buf + MESSAGE_DATA_HEADER_LEN so that the header
@@ -21,7 +21,6 @@
  * other, and sent on its own right after the batch before it, so that a
  * peer's packets leave in the order they were read.
  */
-#include <errno.h>
 #include <linux/virtio_net.h>
 #include <string.h>
 
@@ -29,9 +28,6 @@
 #include "daemon/device.h"
 #include "daemon/log.h"
 #include "daemon/peer.h"
-
-/* Packets handled per wakeup at most, so the receive path gets its turn. */
-#define SEND_MAX_PER_WAKEUP (4 * PACKET_BATCH)
 
 /*
  * The inner packet's IP version and destination address, after checking
@@ -64,7 +60,7 @@ static int send_inner_destination(const uint8_t *pkt, size_t len, const uint8_t 
  * only if the kernel took at least one of them (as the kernel's WireGuard
  * does: a send that failed is no reason to expect an answer).
  */
-static void send_flush(struct device *d, uint64_t now)
+void send_flush(struct device *d, uint64_t now)
 {
 	unsigned int i, n = d->tx_count;
 	bool any = false;
@@ -72,7 +68,7 @@ static void send_flush(struct device *d, uint64_t now)
 	if (!n)
 		return;
 	d->tx_count = 0;
-	d->stats.tx_udp_dropped += udp_send(&d->udp, d->tx_msgs, n);
+	d->stats.tx_udp_dropped += d->io.send(d->io.ctx, d->tx_msgs, n);
 	for (i = 0; i < n; i++) {
 		struct peer *p = d->tx_peers[i];
 
@@ -188,7 +184,7 @@ static void send_large(struct device *d, size_t len, uint64_t now)
 	if (!n)
 		return;
 	msg = (struct udp_msg){ .data = buf, .len = n, .ep = &p->endpoint };
-	if (udp_send(&d->udp, &msg, 1))
+	if (d->io.send(d->io.ctx, &msg, 1))
 		d->stats.tx_udp_dropped++;
 	else
 		p->tx_bytes += n;
@@ -268,77 +264,51 @@ static unsigned int send_vnet_packet(struct device *d, size_t n, uint64_t now)
 }
 
 /*
- * Without offloads, a read straight into the slot, or, when the MTU lets
- * packets be larger than a slot, into the large buffer (a TUN read cuts a
- * packet to the buffer: one byte more than the limit shows it was cut).
+ * Where the next TUN read goes: with offloads, the read buffer (a packet
+ * with its virtio_net_hdr, maybe a super-packet); without, straight into
+ * the next slot, or, when the MTU lets packets be larger than a slot, into
+ * the large buffer.  One byte more than the limit shows a read was cut.
+ * The MTU does not change between this and send_tun_packet() (the shell
+ * calls them back to back), so both make the same choice.
  */
-static int send_read_plain(struct device *d, uint64_t now)
+uint8_t *send_tun_buffer(struct device *d, size_t *size)
 {
-	uint8_t *big = d->tx_large.buf + MESSAGE_DATA_HEADER_LEN;
-	ssize_t r;
-
+	if (d->tun_vnet) {
+		*size = sizeof(d->tun_buf);
+		return d->tun_buf;
+	}
 	if (d->mtu <= PACKET_MAX_INNER) {
-		r = tun_read(&d->tun, d->tx[d->tx_count].buf + MESSAGE_DATA_HEADER_LEN,
-			     PACKET_MAX_INNER + 1);
-		if (r <= 0)
-			return (int)r;
-		if ((size_t)r > PACKET_MAX_INNER)
-			d->stats.tx_bad_packet++;
-		else
-			send_packet(d, (size_t)r, now);
-		return 1;
+		*size = PACKET_MAX_INNER + 1;
+		return d->tx[d->tx_count].buf + MESSAGE_DATA_HEADER_LEN;
 	}
-	r = tun_read(&d->tun, big, PACKET_MAX_INNER_LARGE + 1);
-	if (r <= 0)
-		return (int)r;
-	if ((size_t)r <= PACKET_MAX_INNER) {
-		memcpy(d->tx[d->tx_count].buf + MESSAGE_DATA_HEADER_LEN, big, (size_t)r);
-		send_packet(d, (size_t)r, now);
-	} else {
-		send_large(d, (size_t)r, now);	/* drops one that was cut */
-	}
-	return 1;
+	*size = PACKET_MAX_INNER_LARGE + 1;
+	return d->tx_large.buf + MESSAGE_DATA_HEADER_LEN;
 }
 
 /*
- * Reads one packet from the TUN device and sends it on its way.  Returns
- * a positive count of the work done (segments, plus one for the read, so
- * that a dropped packet still counts), 0 when nothing was waiting, or
- * -errno.
+ * One TUN read of len bytes landed in send_tun_buffer(): sends it on its
+ * way.  *work grows by the segments sent on plus one for the read, so
+ * that a dropped packet still counts towards the shell's bound.
  */
-static int send_read_one(struct device *d, uint64_t now)
+void send_tun_packet(struct device *d, size_t len, uint64_t now, unsigned int *work)
 {
-	ssize_t r;
-
-	if (!d->tun.vnet_hdr)
-		return send_read_plain(d, now);
-	r = tun_read(&d->tun, d->tun_buf, sizeof(d->tun_buf));
-	if (r <= 0)
-		return (int)r;
-	return (int)send_vnet_packet(d, (size_t)r, now) + 1;
-}
-
-void send_tun_readable(struct device *d)
-{
-	uint64_t now = loop_now();
-	unsigned int handled = 0;
-	int r;
-
-	while (handled < SEND_MAX_PER_WAKEUP) {
-		r = send_read_one(d, now);
-		if (r == 0)
-			break;
-		if (r < 0) {
-			send_flush(d, now);
-			if (r == -EBADFD || r == -EIO) {
-				log_info("interface %s is gone; exiting", d->tun.name);
-				loop_stop(&d->loop);
-			} else {
-				log_packet(LOG_LEVEL_ERROR, "TUN read: %s", strerror(-r));
-			}
-			return;
-		}
-		handled += (unsigned int)r;
+	*work += 1;
+	if (d->tun_vnet) {
+		*work += send_vnet_packet(d, len, now);
+		return;
 	}
-	send_flush(d, now);
+	if (d->mtu <= PACKET_MAX_INNER) {
+		if (len > PACKET_MAX_INNER)
+			d->stats.tx_bad_packet++;
+		else
+			send_packet(d, len, now);
+		return;
+	}
+	if (len <= PACKET_MAX_INNER) {
+		memcpy(d->tx[d->tx_count].buf + MESSAGE_DATA_HEADER_LEN,
+		       d->tx_large.buf + MESSAGE_DATA_HEADER_LEN, len);
+		send_packet(d, len, now);
+	} else {
+		send_large(d, len, now);	/* drops one that was cut */
+	}
 }
