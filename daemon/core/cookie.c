@@ -48,11 +48,6 @@ static void mac(uint8_t out[COOKIE_LEN], const uint8_t *key, size_t key_len, con
 	blake2s(out, COOKIE_LEN, msg, len, key, key_len);
 }
 
-static bool expired(uint64_t birth, uint64_t now, uint64_t max_age)
-{
-	return now < birth || now - birth >= max_age;
-}
-
 /* ---- the receiving side ---- */
 
 void cookie_checker_init(struct cookie_checker *c)
@@ -85,7 +80,7 @@ void cookie_checker_clear(struct cookie_checker *c)
 static bool make_cookie(struct cookie_checker *c, uint8_t cookie[COOKIE_LEN], const uint8_t *src,
 			size_t src_len, uint64_t now)
 {
-	if (!c->has_secret || expired(c->secret_birth, now, WG_SECONDS(COOKIE_SECRET_MAX_AGE))) {
+	if (!c->has_secret || wg_age_reached(c->secret_birth, now, WG_SECONDS(COOKIE_SECRET_MAX_AGE))) {
 		if (!crypto_random(c->secret, sizeof(c->secret))) {
 			crypto_wipe(c->secret, sizeof(c->secret));
 			c->has_secret = false;
@@ -199,7 +194,7 @@ void cookie_maker_add_macs(struct cookie_maker *m, uint8_t *msg, size_t len, uin
 	 * secret behind it: COOKIE_SECRET_LATENCY short of its lifetime.
 	 */
 	if (m->has_cookie &&
-	    !expired(m->cookie_birth, now, WG_SECONDS(COOKIE_SECRET_MAX_AGE - COOKIE_SECRET_LATENCY)))
+	    !wg_age_reached(m->cookie_birth, now, WG_SECONDS(COOKIE_SECRET_MAX_AGE - COOKIE_SECRET_LATENCY)))
 		mac(msg + off2, m->cookie, sizeof(m->cookie), msg, off2);
 	else
 		memset(msg + off2, 0, COOKIE_LEN);

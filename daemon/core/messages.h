@@ -130,6 +130,27 @@ enum message_type {
 #define UNDER_LOAD_QUEUE_LEN		(MAX_QUEUED_INCOMING_HANDSHAKES / 8)
 #define UNDER_LOAD_AFTER_TIME		1	/* s */
 
+/*
+ * The one age rule of the core: whether something born at `birth` (a
+ * keypair, the cookie secret, a received cookie, the last initiation
+ * accepted, a rate-limiter entry) is at least limit_ns old at `now`.
+ *
+ * now < birth means the clock went backwards or the birth was stamped with
+ * a later clock than the one now read; the age is then unknown, and it
+ * counts as reached.  That is the safe reading for every use in the core:
+ * a key, secret or cookie of unknown age is treated as expired (a birth in
+ * the future cannot keep a key alive past Reject-After-Time), a rekey rule
+ * fires (a new handshake is cheap and rate-limited), and a spacing or idle
+ * limit is taken as met, which costs at most one message or one fresh
+ * burst per backward jump, since the new birth is then `now`, rather than
+ * locking a peer or a source out until the clock catches up.  With the
+ * daemon's boot clock (never backwards) the case does not arise.
+ */
+static inline bool wg_age_reached(uint64_t birth, uint64_t now, uint64_t limit_ns)
+{
+	return now < birth || now - birth >= limit_ns;
+}
+
 /* ---- edge checks (STYLE.md §5: check each datagram once, by length and type) ---- */
 
 /*

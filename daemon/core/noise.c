@@ -59,11 +59,6 @@ const char *noise_result_str(enum noise_result res)
 	return "unknown";
 }
 
-static bool has_expired(uint64_t birth, uint64_t now, uint64_t seconds)
-{
-	return now < birth || now - birth >= WG_SECONDS(seconds);
-}
-
 /* ---- the symmetric state (WP §5.4: HASH, MIX-KEY via KDFn) ---- */
 
 /* H = HASH(H || in) */
@@ -556,7 +551,7 @@ static enum noise_result check_initiation_freshness(const struct noise_remote *r
 	if (memcmp(timestamp, r->latest_timestamp, NOISE_TIMESTAMP_LEN) <= 0)
 		return NOISE_DROP_REPLAYED_TIMESTAMP;
 	if (r->has_consumed_initiation &&
-	    (now < r->last_initiation_consumed || now - r->last_initiation_consumed < NOISE_INITIATION_SPACING))
+	    !wg_age_reached(r->last_initiation_consumed, now, NOISE_INITIATION_SPACING))
 		return NOISE_DROP_FLOOD;
 	return NOISE_OK;
 }
@@ -756,7 +751,7 @@ out:
 static bool keypair_can_send(const struct noise_keypair *kp, uint64_t now)
 {
 	return kp && kp->can_send && kp->send_counter < REJECT_AFTER_MESSAGES &&
-	       !has_expired(kp->birth, now, REJECT_AFTER_TIME);
+	       !wg_age_reached(kp->birth, now, WG_SECONDS(REJECT_AFTER_TIME));
 }
 
 enum noise_result noise_seal(struct noise_remote *r, uint8_t *msg, size_t plain_len, uint64_t now)
@@ -800,7 +795,7 @@ enum noise_result noise_open(struct noise_local *l, uint8_t *msg, size_t len, ui
 		return NOISE_DROP_UNKNOWN_INDEX;
 	kp = container_of(entry, struct noise_keypair, index);
 	r = entry->remote;
-	if (!kp->can_receive || has_expired(kp->birth, now, REJECT_AFTER_TIME) ||
+	if (!kp->can_receive || wg_age_reached(kp->birth, now, WG_SECONDS(REJECT_AFTER_TIME)) ||
 	    replay_counter_next(&kp->replay) >= REJECT_AFTER_MESSAGES)
 		return NOISE_DROP_EXPIRED;
 

@@ -70,10 +70,14 @@ static bool take_token(struct ratelimiter_entry *e, uint64_t now)
 	return true;
 }
 
-/* Idle long enough to be forgotten; a clock gone backwards keeps it. */
+/*
+ * Idle long enough to be forgotten.  An entry last refilled at a later now
+ * (a clock gone backwards) is of unknown age and may go too: its source
+ * gains at most one fresh burst per backward jump (wg_age_reached()).
+ */
 static bool reclaimable(const struct ratelimiter_entry *e, uint64_t now)
 {
-	return now > e->last && now - e->last >= WG_SECONDS(RATELIMITER_IDLE_TIME);
+	return wg_age_reached(e->last, now, WG_SECONDS(RATELIMITER_IDLE_TIME));
 }
 
 bool ratelimiter_allow(struct ratelimiter *rl, int ip_version, const uint8_t *addr, uint64_t now)
