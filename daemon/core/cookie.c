@@ -55,6 +55,14 @@ void cookie_checker_init(struct cookie_checker *c)
 	memset(c, 0, sizeof(*c));
 }
 
+void cookie_checker_set_random(struct cookie_checker *c, const struct core_random *random)
+{
+	if (random)
+		c->random = *random;
+	else
+		memset(&c->random, 0, sizeof(c->random));
+}
+
 void cookie_checker_set_key(struct cookie_checker *c, const uint8_t public_key[NOISE_PUBLIC_KEY_LEN])
 {
 	if (!public_key) {
@@ -81,8 +89,7 @@ static bool make_cookie(struct cookie_checker *c, uint8_t cookie[COOKIE_LEN], co
 			size_t src_len, uint64_t now)
 {
 	if (!c->has_secret || wg_age_reached(c->secret_birth, now, WG_SECONDS(COOKIE_SECRET_MAX_AGE))) {
-		if (!crypto_random(c->secret, sizeof(c->secret))) {
-			crypto_wipe(c->secret, sizeof(c->secret));
+		if (!core_random_fill(&c->random, c->secret, sizeof(c->secret))) {
 			c->has_secret = false;
 			return false;
 		}
@@ -148,7 +155,7 @@ bool cookie_checker_create_reply(struct cookie_checker *c, uint8_t out[MESSAGE_C
 	memset(out, 0, MESSAGE_COOKIE_LEN);
 	if (!c->has_keys || !mac_offsets(len, &off1, &off2))
 		return false;
-	if (!crypto_random(out + MESSAGE_COOKIE_NONCE, COOKIE_NONCE_LEN))
+	if (!core_random_fill(&c->random, out + MESSAGE_COOKIE_NONCE, COOKIE_NONCE_LEN))
 		goto out;
 	if (!make_cookie(c, cookie, src, src_len, now))
 		goto out;

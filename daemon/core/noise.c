@@ -164,7 +164,7 @@ static enum noise_result index_insert_random(struct noise_local *l, struct noise
 
 	index_remove(l, e);
 	for (tries = 0; tries < NOISE_MAX_INDEX_TRIES; tries++) {
-		if (!crypto_random(&id, sizeof(id)))
+		if (!core_random_fill(&l->random, &id, sizeof(id)))
 			return NOISE_ERR_RANDOM;
 		if (index_find(l, id))
 			continue;
@@ -233,6 +233,15 @@ void noise_local_init(struct noise_local *l, noise_lookup_fn lookup, void *ctx)
 	l->nbuckets = NOISE_INDEX_BUCKETS;
 }
 
+void noise_local_set_random(struct noise_local *l, const struct core_random *random)
+{
+	if (random)
+		l->random = *random;
+	else
+		memset(&l->random, 0, sizeof(l->random));
+	cookie_checker_set_random(&l->cookie, random);
+}
+
 static void local_forget_identity(struct noise_local *l)
 {
 	crypto_wipe(l->private_key, sizeof(l->private_key));
@@ -268,6 +277,20 @@ void noise_local_clear(struct noise_local *l)
 		free(l->buckets);
 	cookie_checker_clear(&l->cookie);
 	crypto_wipe(l, sizeof(*l));
+}
+
+/*
+ * A new ephemeral key pair (WP §5.4.2, §5.4.3: E = DH-GENERATE()): 32 bytes
+ * from the device's source, clamped (RFC 7748 §5).  False if the source
+ * failed (priv zeroed then) or the key gave no public key.
+ */
+static bool generate_ephemeral(struct noise_local *l, uint8_t priv[NOISE_PUBLIC_KEY_LEN],
+			       uint8_t pub[NOISE_PUBLIC_KEY_LEN])
+{
+	if (!core_random_fill(&l->random, priv, NOISE_PUBLIC_KEY_LEN))
+		return false;
+	x25519_clamp(priv);
+	return x25519_public(pub, priv);
 }
 
 /* ---- handshake and keypair lifetimes ---- */
@@ -505,7 +528,7 @@ enum noise_result noise_create_initiation(struct noise_remote *r, uint8_t out[ME
 
 	/* e */
 	res = NOISE_ERR_RANDOM;
-	if (!x25519_generate_private(hs->ephemeral_private) || !x25519_public(ephemeral, hs->ephemeral_private))
+	if (!generate_ephemeral(l, hs->ephemeral_private, ephemeral))
 		goto out;
 	mix_key(chain, NULL, ephemeral, NOISE_PUBLIC_KEY_LEN);
 	mix_hash(hash, ephemeral, NOISE_PUBLIC_KEY_LEN);
@@ -650,7 +673,7 @@ enum noise_result noise_create_response(struct noise_remote *r, uint8_t out[MESS
 
 	/* e */
 	res = NOISE_ERR_RANDOM;
-	if (!x25519_generate_private(ephemeral_private) || !x25519_public(ephemeral, ephemeral_private))
+	if (!generate_ephemeral(r->local, ephemeral_private, ephemeral))
 		goto out;
 	mix_key(chain, NULL, ephemeral, NOISE_PUBLIC_KEY_LEN);
 	mix_hash(hash, ephemeral, NOISE_PUBLIC_KEY_LEN);

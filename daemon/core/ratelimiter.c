@@ -17,10 +17,15 @@
 #define RATELIMITER_MAX_TOKENS	(RATELIMITER_COST * RATELIMITER_BURST)
 #define RATELIMITER_KEY_LEN	9
 
-bool ratelimiter_init(struct ratelimiter *rl)
+bool ratelimiter_init_with(struct ratelimiter *rl, const struct core_random *random)
 {
 	memset(rl->entries, 0, sizeof(rl->entries));
-	return crypto_random(rl->hash_key, sizeof(rl->hash_key));
+	return core_random_fill(random, rl->hash_key, sizeof(rl->hash_key));
+}
+
+bool ratelimiter_init(struct ratelimiter *rl)
+{
+	return ratelimiter_init_with(rl, NULL);
 }
 
 void ratelimiter_clear(struct ratelimiter *rl)

@@ -27,6 +27,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "daemon/core/random.h"
+
 #define RATELIMITER_PACKETS_PER_SECOND	20
 #define RATELIMITER_BURST		5
 #define RATELIMITER_BUCKETS		512	/* power of two */
@@ -45,7 +47,12 @@ struct ratelimiter {
 	struct ratelimiter_entry entries[RATELIMITER_BUCKETS * RATELIMITER_WAYS];
 };
 
-/* Empties the table and draws a new hash key; false if no random bytes. */
+/*
+ * Empties the table and draws a new hash key from random (NULL:
+ * crypto_random()); false, with the key zeroed, if no random bytes.
+ */
+bool ratelimiter_init_with(struct ratelimiter *rl, const struct core_random *random);
+/* ratelimiter_init_with() from the system's source. */
 bool ratelimiter_init(struct ratelimiter *rl);
 
 /* Wipes the table and key. */
