@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * mac1/mac2 and cookie replies (WP §5.4.4, §5.4.7, §6.6; reference §4).
+ * mac1/mac2 and cookie replies (WP §5.4.4, §5.4.7, §6.6; doc/protocol.md §4).
  * MAC(key, x) is keyed BLAKE2s with a 16-byte output (BLAKE2s's own
  * keying, not HMAC); HASH is unkeyed BLAKE2s-256.
  */

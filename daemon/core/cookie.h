@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * mac1, mac2 and cookie replies: WireGuard's DoS mitigation (WP §5.3,
- * §5.4.4, §5.4.7; reference §4).
+ * §5.4.4, §5.4.7; doc/protocol.md §4).
  *
  * Two halves, both working on message bytes only (never sockets or peers):
  *

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Noise_IKpsk2_25519_ChaChaPoly_BLAKE2s as WireGuard uses it (WP §5.4),
- * the keypair slots (WP §5, reference §7) and transport data (WP §5.4.6).
+ * the keypair slots (WP §5.4.5, §5.4.6; doc/protocol.md §7) and transport data (WP §5.4.6).
  * Step names follow the whitepaper; the Noise tokens mark each step.
  */
 #include <stddef.h>
@@ -18,8 +18,8 @@
 /*
  * C0 = HASH("Noise_IKpsk2_25519_ChaChaPoly_BLAKE2s") and
  * H0 = HASH(C0 || "WireGuard v1 zx2c4 Jason@zx2c4.com") (WP §5.4.2): the
- * same for every handshake, so precomputed.  Values from
- * shared/reference/wireguard-protocol.md §1; tests/daemon recomputes them.
+ * same for every handshake, so precomputed (doc/protocol.md §1);
+ * tests/daemon/test_noise.c recomputes them.
  */
 static const uint8_t NOISE_CHAIN0[NOISE_HASH_LEN] = {
 	0x60, 0xe2, 0x6d, 0xae, 0xf3, 0x27, 0xef, 0xc0, 0x2e, 0xc3, 0x35, 0xe2, 0xa0, 0x25, 0xd2, 0xd0,
@@ -436,7 +436,7 @@ struct noise_remote *noise_remote_by_index(struct noise_local *l, uint32_t index
 /*
  * Begin the session (WP §5.4.5): (T1, T2) = KDF2(C, empty); the initiator
  * sends with T1, the responder with T2.  Then place the keypair in its slot
- * (reference §7) and hand it the handshake's index.
+ * (doc/protocol.md §7) and hand it the handshake's index.
  */
 static void begin_session(struct noise_remote *r, const uint8_t chain[NOISE_HASH_LEN], bool initiator,
 			  uint64_t now)
@@ -793,7 +793,7 @@ enum noise_result noise_seal(struct noise_remote *r, uint8_t *msg, size_t plain_
 	return NOISE_OK;
 }
 
-/* Key confirmation (reference §7): next becomes current, current previous. */
+/* Key confirmation (doc/protocol.md §7): next becomes current, current previous. */
 static void confirm_next(struct noise_remote *r)
 {
 	keypair_free(r, r->previous);

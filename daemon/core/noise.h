@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The Noise_IKpsk2 handshake and the transport keypairs (WP §5.4, §6.3;
- * reference §3, §5, §7).  Works on message bytes, indices and `now` only:
+ * doc/protocol.md §3, §5, §7).  Works on message bytes, indices and `now` only:
  * no sockets, no clock, no logging, and no allocation but one: the
  * storage of a remote's three keypair slots, allocated when its first
  * session begins and freed when its keys are cleared, so that an idle
@@ -40,7 +40,7 @@
  * path as remotes are added, moves it to a larger array so that chains stay
  * short with tens of thousands of peers.
  *
- * Keypair slots (reference §7): the initiator installs a new session as
+ * Keypair slots (doc/protocol.md §7): the initiator installs a new session as
  * current at once (the old current becomes previous); the responder puts it
  * in next and may not send on it until a data message arrives on it (key
  * confirmation), which makes it current.  noise_seal() only ever uses

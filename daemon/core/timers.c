@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Per-peer timers as deadlines (WP §6; reference §8; see timers.h).  Each
+ * Per-peer timers as deadlines (WP §6; doc/protocol.md §8; see timers.h).  Each
  * event function is a few assignments; timers_expire() is the only place
  * where deadlines turn into actions.
  */
