@@ -259,8 +259,8 @@ static inline const struct noise_keypair *noise_remote_current(const struct nois
 
 /*
  * TAI64N of a wall-clock time (unix ns), nanoseconds rounded down to a
- * multiple of 2^24 so the timestamp does not leak precise timing (WP §5.1;
- * kernel and wireguard-go do the same).
+ * multiple of 2^24 so the timestamp does not leak precise timing; WP §5.1
+ * asks only that it grow (doc/protocol.md §1).
  */
 void noise_tai64n(uint8_t out[NOISE_TIMESTAMP_LEN], uint64_t unix_ns);
 

@@ -62,8 +62,9 @@ void ratelimiter_clear(struct ratelimiter *rl);
  * Whether one more handshake message from this source may be processed at
  * `now`; consumes a token when it returns true.  ip_version is 4 (addr has
  * 4 bytes) or 6 (addr has 16 bytes, only the first 8 count); any other
- * version is refused.  `now` must not go backwards by more than a caller's
- * clock can (a monotonic clock); a smaller now simply adds no tokens.
+ * version is refused.  `now` comes from a monotonic clock; should it go
+ * backwards, a smaller now adds no tokens, and an entry last used after
+ * it counts as idle (wg_age_reached(), doc/protocol.md §8).
  */
 bool ratelimiter_allow(struct ratelimiter *rl, int ip_version, const uint8_t *addr, uint64_t now);
 
