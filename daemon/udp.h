@@ -5,7 +5,7 @@
  *
  * Every received datagram carries the local address it arrived on
  * (IP_PKTINFO / IPV6_RECVPKTINFO); a peer's endpoint caches it and replies
- * leave from it ("sticky sockets", reference §9).  An IPv4-only or IPv6-only
+ * leave from it ("sticky sockets", doc/protocol.md §9).  An IPv4-only or IPv6-only
  * host works with the one socket it has.
  */
 #ifndef WGD_UDP_H

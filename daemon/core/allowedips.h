@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Cryptokey routing table (WP §2, §3; reference §9): the longest-prefix
+ * Cryptokey routing table (WP §2, §3; doc/protocol.md §9): the longest-prefix
  * match from an IPv4 or IPv6 address to the peer that owns the prefix.
  * One table serves both directions: outbound, the inner destination picks
  * the peer; inbound, the inner source must map back to the peer whose key

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * mac1/mac2 and cookie replies (WP §5.4.4, §5.4.7, §6.6; reference §4).
+ * mac1/mac2 and cookie replies (WP §5.4.4, §5.4.7, §6.6; doc/protocol.md §4).
  * MAC(key, x) is keyed BLAKE2s with a 16-byte output (BLAKE2s's own
  * keying, not HMAC); HASH is unkeyed BLAKE2s-256.
  */
@@ -48,16 +48,19 @@ static void mac(uint8_t out[COOKIE_LEN], const uint8_t *key, size_t key_len, con
 	blake2s(out, COOKIE_LEN, msg, len, key, key_len);
 }
 
-static bool expired(uint64_t birth, uint64_t now, uint64_t max_age)
-{
-	return now < birth || now - birth >= max_age;
-}
-
 /* ---- the receiving side ---- */
 
 void cookie_checker_init(struct cookie_checker *c)
 {
 	memset(c, 0, sizeof(*c));
+}
+
+void cookie_checker_set_random(struct cookie_checker *c, const struct core_random *random)
+{
+	if (random)
+		c->random = *random;
+	else
+		memset(&c->random, 0, sizeof(c->random));
 }
 
 void cookie_checker_set_key(struct cookie_checker *c, const uint8_t public_key[NOISE_PUBLIC_KEY_LEN])
@@ -85,9 +88,8 @@ void cookie_checker_clear(struct cookie_checker *c)
 static bool make_cookie(struct cookie_checker *c, uint8_t cookie[COOKIE_LEN], const uint8_t *src,
 			size_t src_len, uint64_t now)
 {
-	if (!c->has_secret || expired(c->secret_birth, now, WG_SECONDS(COOKIE_SECRET_MAX_AGE))) {
-		if (!crypto_random(c->secret, sizeof(c->secret))) {
-			crypto_wipe(c->secret, sizeof(c->secret));
+	if (!c->has_secret || wg_age_reached(c->secret_birth, now, WG_SECONDS(COOKIE_SECRET_MAX_AGE))) {
+		if (!core_random_fill(&c->random, c->secret, sizeof(c->secret))) {
 			c->has_secret = false;
 			return false;
 		}
@@ -153,7 +155,7 @@ bool cookie_checker_create_reply(struct cookie_checker *c, uint8_t out[MESSAGE_C
 	memset(out, 0, MESSAGE_COOKIE_LEN);
 	if (!c->has_keys || !mac_offsets(len, &off1, &off2))
 		return false;
-	if (!crypto_random(out + MESSAGE_COOKIE_NONCE, COOKIE_NONCE_LEN))
+	if (!core_random_fill(&c->random, out + MESSAGE_COOKIE_NONCE, COOKIE_NONCE_LEN))
 		goto out;
 	if (!make_cookie(c, cookie, src, src_len, now))
 		goto out;
@@ -199,7 +201,7 @@ void cookie_maker_add_macs(struct cookie_maker *m, uint8_t *msg, size_t len, uin
 	 * secret behind it: COOKIE_SECRET_LATENCY short of its lifetime.
 	 */
 	if (m->has_cookie &&
-	    !expired(m->cookie_birth, now, WG_SECONDS(COOKIE_SECRET_MAX_AGE - COOKIE_SECRET_LATENCY)))
+	    !wg_age_reached(m->cookie_birth, now, WG_SECONDS(COOKIE_SECRET_MAX_AGE - COOKIE_SECRET_LATENCY)))
 		mac(msg + off2, m->cookie, sizeof(m->cookie), msg, off2);
 	else
 		memset(msg + off2, 0, COOKIE_LEN);

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * mac1, mac2 and cookie replies: WireGuard's DoS mitigation (WP §5.3,
- * §5.4.4, §5.4.7; reference §4).
+ * §5.4.4, §5.4.7; doc/protocol.md §4).
  *
  * Two halves, both working on message bytes only (never sockets or peers):
  *
  *  - struct cookie_checker (device-wide, the receiving side; embedded in
  *    struct noise_local): mac1 key = HASH("mac1----" || our public key),
  *    cookie-reply key = HASH("cookie--" || our public key), and the cookie
- *    secret R, redrawn from crypto_random() once older than
- *    COOKIE_SECRET_MAX_AGE (120 s).  It checks mac1/mac2 of incoming
+ *    secret R, redrawn from the checker's random source (struct
+ *    core_random; crypto_random() unless the owner set another) once
+ *    older than COOKIE_SECRET_MAX_AGE (120 s).  It checks mac1/mac2 of incoming
  *    handshake messages and creates cookie replies.  The cookie for a source
  *    is MAC(R, source bytes), where the source bytes are any stable encoding
  *    of the outer source address and port chosen by the caller (not visible
@@ -36,6 +37,7 @@
 #include <stdint.h>
 
 #include "daemon/core/messages.h"
+#include "daemon/core/random.h"
 
 struct cookie_checker {
 	uint8_t mac1_key[NOISE_SYMMETRIC_KEY_LEN];
@@ -44,6 +46,7 @@ struct cookie_checker {
 	uint64_t secret_birth;	/* now at which secret was drawn */
 	bool has_keys;		/* false while the device has no identity */
 	bool has_secret;
+	struct core_random random;	/* the secret and reply nonces */
 };
 
 struct cookie_maker {
@@ -76,8 +79,10 @@ enum cookie_reply_result {
 	COOKIE_REPLY_DROP_BAD_TAG,	/* did not authenticate */
 };
 
-/* Zeroes the checker: without keys every mac1 is wrong. */
+/* Zeroes the checker: without keys every mac1 is wrong; the system's random source. */
 void cookie_checker_init(struct cookie_checker *c);
+/* Draw the secret and reply nonces from random (a copy; NULL: crypto_random()). */
+void cookie_checker_set_random(struct cookie_checker *c, const struct core_random *random);
 /*
  * (Re)derive the keys from our public key, or forget them (NULL) when the
  * device loses its private key.  The secret is kept.

@@ -98,7 +98,7 @@ enum message_type {
 #define MESSAGE_OUTER_OVERHEAD_V6	(40 + 8 + MESSAGE_DATA_OVERHEAD)
 #define MESSAGE_OUTER_OVERHEAD_V4	(20 + 8 + MESSAGE_DATA_OVERHEAD)
 
-/* ---- protocol constants (WP §6.1, reference §8) ---- */
+/* ---- protocol constants (WP §6.1; doc/protocol.md §8) ---- */
 #define WG_NSEC_PER_SEC			1000000000ULL
 #define WG_NSEC_PER_MSEC		1000000ULL
 #define WG_SECONDS(s)			((uint64_t)(s) * WG_NSEC_PER_SEC)
@@ -126,16 +126,37 @@ enum message_type {
 #define INITIATIONS_PER_SECOND		50	/* accepted per peer (20 ms spacing) */
 #define MAX_STAGED_PACKETS		128
 #define MAX_QUEUED_INCOMING_HANDSHAKES	4096
-/* "Under load" when this many handshakes wait, and for 1 s after (reference §9). */
+/* "Under load" when this many handshakes wait, and for 1 s after (doc/protocol.md §9). */
 #define UNDER_LOAD_QUEUE_LEN		(MAX_QUEUED_INCOMING_HANDSHAKES / 8)
 #define UNDER_LOAD_AFTER_TIME		1	/* s */
+
+/*
+ * The one age rule of the core: whether something born at `birth` (a
+ * keypair, the cookie secret, a received cookie, the last initiation
+ * accepted, a rate-limiter entry) is at least limit_ns old at `now`.
+ *
+ * now < birth means the clock went backwards or the birth was stamped with
+ * a later clock than the one now read; the age is then unknown, and it
+ * counts as reached.  That is the safe reading for every use in the core:
+ * a key, secret or cookie of unknown age is treated as expired (a birth in
+ * the future cannot keep a key alive past Reject-After-Time), a rekey rule
+ * fires (a new handshake is cheap and rate-limited), and a spacing or idle
+ * limit is taken as met, which costs at most one message or one fresh
+ * burst per backward jump, since the new birth is then `now`, rather than
+ * locking a peer or a source out until the clock catches up.  With the
+ * daemon's boot clock (never backwards) the case does not arise.
+ */
+static inline bool wg_age_reached(uint64_t birth, uint64_t now, uint64_t limit_ns)
+{
+	return now < birth || now - birth >= limit_ns;
+}
 
 /* ---- edge checks (STYLE.md §5: check each datagram once, by length and type) ---- */
 
 /*
  * The type of a received datagram, or MESSAGE_INVALID when its length does
  * not fit the type: types 1..3 must be exactly their size, data at least a
- * keepalive (reference §2).  Non-zero reserved bytes make the LE32 type
+ * keepalive (doc/protocol.md §2).  Non-zero reserved bytes make the LE32 type
  * word unequal to every type, so such messages are invalid too.
  */
 static inline enum message_type message_classify(const uint8_t *buf, size_t len)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Noise_IKpsk2_25519_ChaChaPoly_BLAKE2s as WireGuard uses it (WP §5.4),
- * the keypair slots (WP §5, reference §7) and transport data (WP §5.4.6).
+ * the keypair slots (WP §5.4.5, §5.4.6; doc/protocol.md §7) and transport data (WP §5.4.6).
  * Step names follow the whitepaper; the Noise tokens mark each step.
  */
 #include <stddef.h>
@@ -18,8 +18,8 @@
 /*
  * C0 = HASH("Noise_IKpsk2_25519_ChaChaPoly_BLAKE2s") and
  * H0 = HASH(C0 || "WireGuard v1 zx2c4 Jason@zx2c4.com") (WP §5.4.2): the
- * same for every handshake, so precomputed.  Values from
- * shared/reference/wireguard-protocol.md §1; tests/daemon recomputes them.
+ * same for every handshake, so precomputed (doc/protocol.md §1);
+ * tests/daemon/test_noise.c recomputes them.
  */
 static const uint8_t NOISE_CHAIN0[NOISE_HASH_LEN] = {
 	0x60, 0xe2, 0x6d, 0xae, 0xf3, 0x27, 0xef, 0xc0, 0x2e, 0xc3, 0x35, 0xe2, 0xa0, 0x25, 0xd2, 0xd0,
@@ -57,11 +57,6 @@ const char *noise_result_str(enum noise_result res)
 	case NOISE_ERR_MEMORY: return "out of memory";
 	}
 	return "unknown";
-}
-
-static bool has_expired(uint64_t birth, uint64_t now, uint64_t seconds)
-{
-	return now < birth || now - birth >= WG_SECONDS(seconds);
 }
 
 /* ---- the symmetric state (WP §5.4: HASH, MIX-KEY via KDFn) ---- */
@@ -169,7 +164,7 @@ static enum noise_result index_insert_random(struct noise_local *l, struct noise
 
 	index_remove(l, e);
 	for (tries = 0; tries < NOISE_MAX_INDEX_TRIES; tries++) {
-		if (!crypto_random(&id, sizeof(id)))
+		if (!core_random_fill(&l->random, &id, sizeof(id)))
 			return NOISE_ERR_RANDOM;
 		if (index_find(l, id))
 			continue;
@@ -238,6 +233,15 @@ void noise_local_init(struct noise_local *l, noise_lookup_fn lookup, void *ctx)
 	l->nbuckets = NOISE_INDEX_BUCKETS;
 }
 
+void noise_local_set_random(struct noise_local *l, const struct core_random *random)
+{
+	if (random)
+		l->random = *random;
+	else
+		memset(&l->random, 0, sizeof(l->random));
+	cookie_checker_set_random(&l->cookie, random);
+}
+
 static void local_forget_identity(struct noise_local *l)
 {
 	crypto_wipe(l->private_key, sizeof(l->private_key));
@@ -273,6 +277,20 @@ void noise_local_clear(struct noise_local *l)
 		free(l->buckets);
 	cookie_checker_clear(&l->cookie);
 	crypto_wipe(l, sizeof(*l));
+}
+
+/*
+ * A new ephemeral key pair (WP §5.4.2, §5.4.3: E = DH-GENERATE()): 32 bytes
+ * from the device's source, clamped (RFC 7748 §5).  False if the source
+ * failed (priv zeroed then) or the key gave no public key.
+ */
+static bool generate_ephemeral(struct noise_local *l, uint8_t priv[NOISE_PUBLIC_KEY_LEN],
+			       uint8_t pub[NOISE_PUBLIC_KEY_LEN])
+{
+	if (!core_random_fill(&l->random, priv, NOISE_PUBLIC_KEY_LEN))
+		return false;
+	x25519_clamp(priv);
+	return x25519_public(pub, priv);
 }
 
 /* ---- handshake and keypair lifetimes ---- */
@@ -418,7 +436,7 @@ struct noise_remote *noise_remote_by_index(struct noise_local *l, uint32_t index
 /*
  * Begin the session (WP §5.4.5): (T1, T2) = KDF2(C, empty); the initiator
  * sends with T1, the responder with T2.  Then place the keypair in its slot
- * (reference §7) and hand it the handshake's index.
+ * (doc/protocol.md §7) and hand it the handshake's index.
  */
 static void begin_session(struct noise_remote *r, const uint8_t chain[NOISE_HASH_LEN], bool initiator,
 			  uint64_t now)
@@ -510,7 +528,7 @@ enum noise_result noise_create_initiation(struct noise_remote *r, uint8_t out[ME
 
 	/* e */
 	res = NOISE_ERR_RANDOM;
-	if (!x25519_generate_private(hs->ephemeral_private) || !x25519_public(ephemeral, hs->ephemeral_private))
+	if (!generate_ephemeral(l, hs->ephemeral_private, ephemeral))
 		goto out;
 	mix_key(chain, NULL, ephemeral, NOISE_PUBLIC_KEY_LEN);
 	mix_hash(hash, ephemeral, NOISE_PUBLIC_KEY_LEN);
@@ -556,7 +574,7 @@ static enum noise_result check_initiation_freshness(const struct noise_remote *r
 	if (memcmp(timestamp, r->latest_timestamp, NOISE_TIMESTAMP_LEN) <= 0)
 		return NOISE_DROP_REPLAYED_TIMESTAMP;
 	if (r->has_consumed_initiation &&
-	    (now < r->last_initiation_consumed || now - r->last_initiation_consumed < NOISE_INITIATION_SPACING))
+	    !wg_age_reached(r->last_initiation_consumed, now, NOISE_INITIATION_SPACING))
 		return NOISE_DROP_FLOOD;
 	return NOISE_OK;
 }
@@ -655,7 +673,7 @@ enum noise_result noise_create_response(struct noise_remote *r, uint8_t out[MESS
 
 	/* e */
 	res = NOISE_ERR_RANDOM;
-	if (!x25519_generate_private(ephemeral_private) || !x25519_public(ephemeral, ephemeral_private))
+	if (!generate_ephemeral(r->local, ephemeral_private, ephemeral))
 		goto out;
 	mix_key(chain, NULL, ephemeral, NOISE_PUBLIC_KEY_LEN);
 	mix_hash(hash, ephemeral, NOISE_PUBLIC_KEY_LEN);
@@ -756,7 +774,7 @@ out:
 static bool keypair_can_send(const struct noise_keypair *kp, uint64_t now)
 {
 	return kp && kp->can_send && kp->send_counter < REJECT_AFTER_MESSAGES &&
-	       !has_expired(kp->birth, now, REJECT_AFTER_TIME);
+	       !wg_age_reached(kp->birth, now, WG_SECONDS(REJECT_AFTER_TIME));
 }
 
 enum noise_result noise_seal(struct noise_remote *r, uint8_t *msg, size_t plain_len, uint64_t now)
@@ -775,7 +793,7 @@ enum noise_result noise_seal(struct noise_remote *r, uint8_t *msg, size_t plain_
 	return NOISE_OK;
 }
 
-/* Key confirmation (reference §7): next becomes current, current previous. */
+/* Key confirmation (doc/protocol.md §7): next becomes current, current previous. */
 static void confirm_next(struct noise_remote *r)
 {
 	keypair_free(r, r->previous);
@@ -800,7 +818,7 @@ enum noise_result noise_open(struct noise_local *l, uint8_t *msg, size_t len, ui
 		return NOISE_DROP_UNKNOWN_INDEX;
 	kp = container_of(entry, struct noise_keypair, index);
 	r = entry->remote;
-	if (!kp->can_receive || has_expired(kp->birth, now, REJECT_AFTER_TIME) ||
+	if (!kp->can_receive || wg_age_reached(kp->birth, now, WG_SECONDS(REJECT_AFTER_TIME)) ||
 	    replay_counter_next(&kp->replay) >= REJECT_AFTER_MESSAGES)
 		return NOISE_DROP_EXPIRED;
 

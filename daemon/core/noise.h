@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The Noise_IKpsk2 handshake and the transport keypairs (WP §5.4, §6.3;
- * reference §3, §5, §7).  Works on message bytes, indices and `now` only:
+ * doc/protocol.md §3, §5, §7).  Works on message bytes, indices and `now` only:
  * no sockets, no clock, no logging, and no allocation but one: the
  * storage of a remote's three keypair slots, allocated when its first
  * session begins and freed when its keys are cleared, so that an idle
@@ -32,7 +32,7 @@
  *                       index (inherited from the handshake) and theirs.
  *
  * Indices: every live handshake and keypair has a random 32-bit local
- * index, unique in its noise_local, drawn with crypto_random(); peers echo
+ * index, unique in its noise_local, drawn from its random source; peers echo
  * it as `receiver`.  The index table is an array of buckets with the
  * entries embedded in the handshake and keypair objects, so inserting and
  * looking up never allocates.  It starts with NOISE_INDEX_BUCKETS buckets
@@ -40,7 +40,7 @@
  * path as remotes are added, moves it to a larger array so that chains stay
  * short with tens of thousands of peers.
  *
- * Keypair slots (reference §7): the initiator installs a new session as
+ * Keypair slots (doc/protocol.md §7): the initiator installs a new session as
  * current at once (the old current becomes previous); the responder puts it
  * in next and may not send on it until a data message arrives on it (key
  * confirmation), which makes it current.  noise_seal() only ever uses
@@ -55,8 +55,10 @@
  * (small-order points) abort the step.  Tags are checked before any
  * plaintext is used.
  *
- * Randomness: ephemeral keys, indices (crypto_random(), a syscall, only per
- * handshake).  Wall-clock time: the caller supplies the TAI64N timestamp
+ * Randomness: ephemeral keys and indices, per handshake, and the cookie
+ * secret and reply nonces, come from the noise_local's random source
+ * (daemon/core/random.h): crypto_random() unless noise_local_set_random()
+ * installed another.  Wall-clock time: the caller supplies the TAI64N timestamp
  * (see noise_tai64n()); monotonic time is the `now` argument (ns).
  */
 #ifndef WGD_DAEMON_CORE_NOISE_H
@@ -68,6 +70,7 @@
 
 #include "daemon/core/cookie.h"
 #include "daemon/core/messages.h"
+#include "daemon/core/random.h"
 #include "daemon/core/replay.h"
 
 #define NOISE_INDEX_BUCKETS 2048	/* power of two; 16 KiB of pointers */
@@ -96,7 +99,7 @@ enum noise_result {
 					   (none, expired by time or messages, or
 					   invalidated): stage and initiate */
 	NOISE_ERR_WRONG_STATE,		/* create_response without a consumed initiation */
-	NOISE_ERR_RANDOM,		/* crypto_random failed */
+	NOISE_ERR_RANDOM,		/* the random source failed */
 	NOISE_ERR_INDEX,		/* no free index found (table absurdly full) */
 	NOISE_ERR_MEMORY,		/* no memory for the keypair slots */
 };
@@ -133,6 +136,7 @@ struct noise_local {
 	uint8_t initial_hash[NOISE_HASH_LEN];	/* HASH(H0 || our public key) */
 	bool has_identity;
 	struct cookie_checker cookie;
+	struct core_random random;	/* ephemerals, indices; the cookie checker has a copy */
 	noise_lookup_fn lookup;
 	void *lookup_ctx;
 	struct noise_index **buckets;	/* fixed_buckets or an allocated array */
@@ -189,8 +193,19 @@ struct noise_remote {
 
 /* ---- the device identity ---- */
 
-/* Empty identity and index table; lookup is the peer-by-public-key callback. */
+/*
+ * Empty identity and index table; lookup is the peer-by-public-key
+ * callback.  Random bytes from crypto_random() until
+ * noise_local_set_random().
+ */
 void noise_local_init(struct noise_local *l, noise_lookup_fn lookup, void *ctx);
+
+/*
+ * Draw ephemeral keys, indices, the cookie secret and cookie-reply nonces
+ * from random (copied; NULL: back to crypto_random()).  Call after
+ * noise_local_init(), before the first handshake.
+ */
+void noise_local_set_random(struct noise_local *l, const struct core_random *random);
 
 /*
  * Set (private_key non-NULL; it is clamped) or remove (NULL) the static
@@ -244,8 +259,8 @@ static inline const struct noise_keypair *noise_remote_current(const struct nois
 
 /*
  * TAI64N of a wall-clock time (unix ns), nanoseconds rounded down to a
- * multiple of 2^24 so the timestamp does not leak precise timing (WP §5.1;
- * kernel and wireguard-go do the same).
+ * multiple of 2^24 so the timestamp does not leak precise timing; WP §5.1
+ * asks only that it grow (doc/protocol.md §1).
  */
 void noise_tai64n(uint8_t out[NOISE_TIMESTAMP_LEN], uint64_t unix_ns);
 

@@ -17,10 +17,15 @@
 #define RATELIMITER_MAX_TOKENS	(RATELIMITER_COST * RATELIMITER_BURST)
 #define RATELIMITER_KEY_LEN	9
 
-bool ratelimiter_init(struct ratelimiter *rl)
+bool ratelimiter_init_with(struct ratelimiter *rl, const struct core_random *random)
 {
 	memset(rl->entries, 0, sizeof(rl->entries));
-	return crypto_random(rl->hash_key, sizeof(rl->hash_key));
+	return core_random_fill(random, rl->hash_key, sizeof(rl->hash_key));
+}
+
+bool ratelimiter_init(struct ratelimiter *rl)
+{
+	return ratelimiter_init_with(rl, NULL);
 }
 
 void ratelimiter_clear(struct ratelimiter *rl)
@@ -70,10 +75,14 @@ static bool take_token(struct ratelimiter_entry *e, uint64_t now)
 	return true;
 }
 
-/* Idle long enough to be forgotten; a clock gone backwards keeps it. */
+/*
+ * Idle long enough to be forgotten.  An entry last refilled at a later now
+ * (a clock gone backwards) is of unknown age and may go too: its source
+ * gains at most one fresh burst per backward jump (wg_age_reached()).
+ */
 static bool reclaimable(const struct ratelimiter_entry *e, uint64_t now)
 {
-	return now > e->last && now - e->last >= WG_SECONDS(RATELIMITER_IDLE_TIME);
+	return wg_age_reached(e->last, now, WG_SECONDS(RATELIMITER_IDLE_TIME));
 }
 
 bool ratelimiter_allow(struct ratelimiter *rl, int ip_version, const uint8_t *addr, uint64_t now)

@@ -27,6 +27,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "daemon/core/random.h"
+
 #define RATELIMITER_PACKETS_PER_SECOND	20
 #define RATELIMITER_BURST		5
 #define RATELIMITER_BUCKETS		512	/* power of two */
@@ -45,7 +47,12 @@ struct ratelimiter {
 	struct ratelimiter_entry entries[RATELIMITER_BUCKETS * RATELIMITER_WAYS];
 };
 
-/* Empties the table and draws a new hash key; false if no random bytes. */
+/*
+ * Empties the table and draws a new hash key from random (NULL:
+ * crypto_random()); false, with the key zeroed, if no random bytes.
+ */
+bool ratelimiter_init_with(struct ratelimiter *rl, const struct core_random *random);
+/* ratelimiter_init_with() from the system's source. */
 bool ratelimiter_init(struct ratelimiter *rl);
 
 /* Wipes the table and key. */
@@ -55,8 +62,9 @@ void ratelimiter_clear(struct ratelimiter *rl);
  * Whether one more handshake message from this source may be processed at
  * `now`; consumes a token when it returns true.  ip_version is 4 (addr has
  * 4 bytes) or 6 (addr has 16 bytes, only the first 8 count); any other
- * version is refused.  `now` must not go backwards by more than a caller's
- * clock can (a monotonic clock); a smaller now simply adds no tokens.
+ * version is refused.  `now` comes from a monotonic clock; should it go
+ * backwards, a smaller now adds no tokens, and an entry last used after
+ * it counts as idle (wg_age_reached(), doc/protocol.md §8).
  */
 bool ratelimiter_allow(struct ratelimiter *rl, int ip_version, const uint8_t *addr, uint64_t now);
 

@@ -9,8 +9,8 @@
  * counter may be shared with the oldest bits of the ring, only
  *   REPLAY_WINDOW = 8192 - bits per long  (8128 on 64-bit, 8160 on 32-bit)
  * counters behind the greatest are guaranteed to be remembered; anything
- * older is rejected.  This is the Linux kernel's choice (reference §6); the
- * window size is local policy and not visible on the wire.
+ * older is rejected.  The size is wgd's policy, the value the Linux kernel
+ * uses (doc/protocol.md §6), and not visible on the wire.
  *
  * Invariants: counters >= REJECT_AFTER_MESSAGES are always rejected; a
  * counter is accepted at most once; replay_counter_validate() must be

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Per-peer timers as deadlines (WP §6; reference §8; see timers.h).  Each
+ * Per-peer timers as deadlines (WP §6; doc/protocol.md §8; see timers.h).  Each
  * event function is a few assignments; timers_expire() is the only place
  * where deadlines turn into actions.
  */
@@ -164,7 +164,7 @@ bool timers_rekey_on_send(const struct noise_remote *r, uint64_t now)
 	if (kp->send_counter > REKEY_AFTER_MESSAGES)
 		return true;
 	/* Time-based rekey is the initiator's job only, so both sides do not rekey at once. */
-	return kp->is_initiator && now >= kp->birth && now - kp->birth >= WG_SECONDS(REKEY_AFTER_TIME);
+	return kp->is_initiator && wg_age_reached(kp->birth, now, WG_SECONDS(REKEY_AFTER_TIME));
 }
 
 bool timers_rekey_on_receive(struct timers *t, const struct noise_remote *r, uint64_t now)
@@ -173,7 +173,7 @@ bool timers_rekey_on_receive(struct timers *t, const struct noise_remote *r, uin
 
 	if (!kp || !kp->can_send || !kp->is_initiator || t->sent_lastminute_handshake)
 		return false;
-	if (now < kp->birth || now - kp->birth < WG_SECONDS(REKEY_ON_RECEIVE_AGE))
+	if (!wg_age_reached(kp->birth, now, WG_SECONDS(REKEY_ON_RECEIVE_AGE)))
 		return false;
 	t->sent_lastminute_handshake = true;
 	return true;

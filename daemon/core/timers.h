@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Per-peer protocol timers (WP §6; reference §8) as a closed list of events
+ * Per-peer protocol timers (WP §6; doc/protocol.md §8) as a closed list of events
  * plus one pure function, timers_expire(), that says what is due at `now`
  * and when the next deadline is.  No clock, no callbacks, no allocation:
  * deadlines are monotonic ns, and the caller keeps one loop deadline (the

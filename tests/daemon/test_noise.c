@@ -302,7 +302,7 @@ static void test_psk_mismatch(void)
 }
 
 /*
- * Key confirmation (reference §7): the responder has the new keys in `next`
+ * Key confirmation (doc/protocol.md §7): the responder has the new keys in `next`
  * and keeps sending on its old current keypair (or cannot send at all)
  * until the initiator's first data message arrives on the new one.
  */
@@ -371,9 +371,9 @@ static bool slots_are(const struct ct_peer *x, const struct noise_keypair *previ
 }
 
 /*
- * The exact slot moves of reference §7 (kernel add_new_keypair and
- * received_with_keypair), with the storage each session occupies tracked by
- * pointer and its index by id: a freed keypair's index must be gone.
+ * The exact slot moves of doc/protocol.md §7, with the storage each
+ * session occupies tracked by pointer and its index by id: a freed
+ * keypair's index must be gone.
  */
 static void test_slot_table(void)
 {

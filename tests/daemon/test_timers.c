@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Every timer rule of WP §6 / reference §8 with a fake clock: handshake
+ * Every timer rule of WP §6 / doc/protocol.md §8 with a fake clock: handshake
  * retransmission with jitter bounds and give-up after 18 retries, the
  * initiation rate limit, passive keepalive at 10 s, a new handshake 15 s
  * (+ jitter) after unanswered data, zeroing after 540 s, persistent
