@@ -50,10 +50,12 @@ struct device *device_create(const struct device_io *io, const char *name)
 	if (!d)
 		return NULL;
 	d->io = *io;
+	/* The core's random bytes come through the seam too. */
+	d->random = (struct core_random){ .fill = io->random, .ctx = io->ctx };
 	snprintf(d->name, sizeof(d->name), "%s", name);
 	d->ratelimiter = calloc(1, sizeof(*d->ratelimiter));
 	/* The peer table's hash key, secret so no sender can aim at one bucket. */
-	if (!d->ratelimiter || !ratelimiter_init(d->ratelimiter) ||
+	if (!d->ratelimiter || !ratelimiter_init_with(d->ratelimiter, &d->random) ||
 	    !io->random(io->ctx, secret, sizeof(secret)) ||
 	    !io->random(io->ctx, &d->jitter_state, sizeof(d->jitter_state))) {
 		free(d->ratelimiter);
@@ -67,6 +69,7 @@ struct device *device_create(const struct device_io *io, const char *name)
 	d->deadline = d->deadline_told = UINT64_MAX;
 	load_init(&d->load);
 	noise_local_init(&d->local, device_lookup_remote, d);
+	noise_local_set_random(&d->local, &d->random);
 	allowedips_init(&d->table);
 	return d;
 }

@@ -40,6 +40,7 @@
 #include "daemon/core/keyhash.h"
 #include "daemon/core/load.h"
 #include "daemon/core/noise.h"
+#include "daemon/core/random.h"
 #include "daemon/core/ratelimiter.h"
 #include "daemon/endpoint.h"
 #include "daemon/gso.h"
@@ -105,6 +106,7 @@ struct device_stats {
 
 struct device {
 	struct device_io io;
+	struct core_random random;	/* io.random, for the core */
 	char name[16];			/* the interface's, for the log */
 	bool tun_vnet;			/* TUN packets carry a virtio_net_hdr */
 	bool udp_gro;			/* a received buffer may hold a run of datagrams */

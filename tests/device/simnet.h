@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Real devices (daemon/device.h, the data path library) joined in one
+ * process: an in-memory network and in-memory TUN devices behind the seam
+ * (daemon/io.h), a fake clock, and one seed for every random choice of the
+ * network (faults) and of the devices' own random bytes through the seam.
+ *
+ * Each device has an outer address 192.0.2.(id+1):(51820+id) and an inner
+ * one 198.51.100.(id+1) (TEST-NET ranges, RFC 5737, never leaving the
+ * process).  A datagram sent is delivered after the network's delay, unless
+ * a fault drops it; what a device writes to its TUN device is recorded
+ * and handed to a hook, where tests check invariants.
+ */
+#ifndef WGD_TESTS_DEVICE_SIMNET_H
+#define WGD_TESTS_DEVICE_SIMNET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "daemon/device.h"
+
+#define SIM_MAX_DEVS 8
+#define SIM_MS(x) ((uint64_t)(x) * 1000000ull)
+#define SIM_S(x) ((uint64_t)(x) * 1000000000ull)
+
+struct sim_net;
+
+struct sim_dev {
+	struct sim_net *net;
+	struct device *dev;
+	unsigned int id;
+	uint8_t private_key[32], public_key[32];
+	struct endpoint addr;		/* outer address and port */
+	uint32_t inner;			/* inner IPv4 address, host order */
+	uint64_t deadline;
+	uint64_t rng;
+	bool fail_send;			/* the host refuses to send (sendmmsg fails) */
+	/* what reached the TUN device */
+	unsigned long tun_packets;
+	uint8_t last[2048];
+	size_t last_len;
+};
+
+struct sim_dgram {
+	uint64_t at;			/* delivery time */
+	uint64_t seq;			/* order among equal times */
+	unsigned int to;
+	struct endpoint from;		/* as the receiver sees it */
+	size_t len;
+	uint8_t *data;
+};
+
+struct sim_net {
+	uint64_t now;			/* boot-time ns */
+	uint64_t rng;
+	uint64_t seq;
+	struct sim_dev devs[SIM_MAX_DEVS];
+	unsigned int ndevs;
+	struct sim_dgram *q;		/* in flight */
+	size_t qlen, qcap;
+	/* faults: percentages, a delay with jitter, cut links */
+	unsigned int drop_pct, dup_pct;
+	uint64_t delay_ns, jitter_ns;
+	bool cut[SIM_MAX_DEVS][SIM_MAX_DEVS];	/* from, to */
+	unsigned long sent, delivered, dropped;
+	/* hooks for tests: every datagram sent, every packet to a TUN */
+	void (*on_send)(struct sim_net *n, struct sim_dev *from, const struct udp_msg *m);
+	void (*on_tun)(struct sim_net *n, struct sim_dev *to, const uint8_t *pkt, size_t len);
+	void *user;
+};
+
+/* An empty network at a boot time of 1000 s; delay 1 ms, no faults. */
+void sim_init(struct sim_net *n, uint64_t seed);
+/* Destroys every device (which wipes its keys) and frees what is in flight. */
+void sim_clear(struct sim_net *n);
+
+/* A new device with a fresh key pair, bound, link up; NULL if out of room. */
+struct sim_dev *sim_add(struct sim_net *n);
+/*
+ * a gets b as a peer (allowed IP: b's inner /32), with b's endpoint if
+ * with_endpoint; psk may be NULL.  0 or -errno from the device.
+ */
+int sim_peer(struct sim_dev *a, struct sim_dev *b, bool with_endpoint, const uint8_t *psk);
+/* Applies a configuration built by the test. */
+int sim_set(struct sim_dev *d, const struct config_device *cfg);
+/* The device's view of its peer p (get), into *out; false if not found. */
+bool sim_get_peer(struct sim_dev *d, const struct sim_dev *p, struct config_peer *out);
+
+/*
+ * An IPv4 packet from `from`'s inner address to `to`'s, carrying payload,
+ * read from from's TUN device (one read, then the flush the shell does).
+ */
+void sim_send_inner(struct sim_dev *from, const struct sim_dev *to, const uint8_t *payload, size_t len);
+
+/* Runs events (deliveries, deadlines) up to time until; the clock ends there. */
+void sim_run(struct sim_net *n, uint64_t until);
+/* Runs until nothing is in flight, at most for span. */
+void sim_settle(struct sim_net *n, uint64_t span);
+
+/* Puts a datagram on the network from `from` to `to`, as if sent now. */
+void sim_inject(struct sim_dev *from, struct sim_dev *to, const uint8_t *data, size_t len);
+
+/* Moves a device to another outer port (a NAT rebinding): roaming. */
+void sim_rebind(struct sim_dev *d, uint16_t port);
+
+#endif

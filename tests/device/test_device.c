@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Real devices joined in one process (simnet.h): what the namespace suites
+ * check that needs no kernel, run against the data path library itself in
+ * virtual time.  Handshakes initiated by either side, data both ways,
+ * staging (the newest 128, in order), replayed datagrams, roaming, key
+ * rotation right after a handshake, a new preshared key, the rekey after
+ * Rekey-After-Time under steady traffic, `syncconf` of an unchanged
+ * configuration keeping its session, counters of sends the host refused,
+ * and suspend.
+ */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crypto/util.h"
+#include "crypto/x25519.h"
+#include "daemon/core/messages.h"
+#include "daemon/log.h"
+#include "tests/daemon/coretest.h"
+#include "tests/device/simnet.h"
+
+/* Datagrams of each message type (1-4) sent, by device. */
+static unsigned long sent_type[SIM_MAX_DEVS][5];
+/* A copy of the last data message a device sent. */
+static uint8_t last_data[SIM_MAX_DEVS][2048];
+static size_t last_data_len[SIM_MAX_DEVS];
+
+static void count_sends(struct sim_net *n, struct sim_dev *from, const struct udp_msg *m)
+{
+	if (getenv("WGD_TEST_LOG"))
+		fprintf(stderr, "t=%.3f dev%u sends type %u len %zu\n", (double)(n->now - SIM_S(1000)) / 1e9,
+			from->id, m->len ? m->data[0] : 0, m->len);
+	if (m->len && m->data[0] >= 1 && m->data[0] <= 4)
+		sent_type[from->id][m->data[0]]++;
+	if (m->len && m->data[0] == MESSAGE_DATA && m->len <= sizeof(last_data[0])) {
+		memcpy(last_data[from->id], m->data, m->len);
+		last_data_len[from->id] = m->len;
+	}
+}
+
+static void setup(struct sim_net *n, struct sim_dev **a, struct sim_dev **b, uint64_t seed)
+{
+	sim_init(n, seed);
+	memset(sent_type, 0, sizeof(sent_type));
+	memset(last_data_len, 0, sizeof(last_data_len));
+	n->on_send = count_sends;
+	*a = sim_add(n);
+	*b = sim_add(n);
+	CHECK(*a && *b);
+	CHECK_EQ(sim_peer(*a, *b, true, NULL), 0);
+	CHECK_EQ(sim_peer(*b, *a, true, NULL), 0);
+}
+
+static uint64_t handshake_sec(struct sim_dev *d, struct sim_dev *p)
+{
+	struct config_peer cp;
+
+	return sim_get_peer(d, p, &cp) ? (uint64_t)cp.last_handshake_sec * 1000000000ull +
+						 (uint64_t)cp.last_handshake_nsec : 0;
+}
+
+/* The payload of the last packet d's TUN device got. */
+static bool got_payload(const struct sim_dev *d, const char *want)
+{
+	size_t len = strlen(want);
+
+	return d->last_len == 20 + len && !memcmp(d->last + 20, want, len);
+}
+
+static void msg(struct sim_dev *from, struct sim_dev *to, const char *text)
+{
+	sim_send_inner(from, to, (const uint8_t *)text, strlen(text));
+}
+
+static void test_handshake_and_data(void)
+{
+	struct sim_net n;
+	struct sim_dev *a, *b;
+
+	setup(&n, &a, &b, 1);
+	msg(a, b, "hello b");
+	CHECK_EQ(sent_type[0][MESSAGE_HANDSHAKE_INITIATION], 1);
+	CHECK_EQ(b->tun_packets, 0);
+	sim_run(&n, n.now + SIM_MS(50));
+	/* initiation, response, then the staged packet (no keepalive needed) */
+	CHECK_EQ(sent_type[1][MESSAGE_HANDSHAKE_RESPONSE], 1);
+	CHECK_EQ(b->tun_packets, 1);
+	CHECK(got_payload(b, "hello b"));
+	CHECK(handshake_sec(a, b) != 0);
+	CHECK(handshake_sec(b, a) != 0);
+	msg(b, a, "hello a");
+	sim_run(&n, n.now + SIM_MS(50));
+	CHECK_EQ(a->tun_packets, 1);
+	CHECK(got_payload(a, "hello a"));
+	/* one handshake in all: the session serves both directions */
+	CHECK_EQ(sent_type[0][MESSAGE_HANDSHAKE_INITIATION] + sent_type[1][MESSAGE_HANDSHAKE_INITIATION], 1);
+	sim_clear(&n);
+}
+
+/* b does not know where a is: it learns a's endpoint from the handshake. */
+static void test_responder_learns_endpoint(void)
+{
+	struct sim_net n;
+	struct sim_dev *a, *b;
+	struct config_peer cp;
+
+	sim_init(&n, 2);
+	memset(sent_type, 0, sizeof(sent_type));
+	n.on_send = count_sends;
+	a = sim_add(&n);
+	b = sim_add(&n);
+	CHECK_EQ(sim_peer(a, b, true, NULL), 0);
+	CHECK_EQ(sim_peer(b, a, false, NULL), 0);
+	msg(b, a, "lost");		/* no endpoint: dropped, nothing sent */
+	CHECK_EQ(n.sent, 0);
+	msg(a, b, "ping");
+	sim_run(&n, n.now + SIM_MS(50));
+	CHECK(got_payload(b, "ping"));
+	CHECK(sim_get_peer(b, a, &cp) && endpoint_addr_equal(&(struct endpoint){ .addr.in4 = cp.endpoint.in },
+							      &a->addr));
+	msg(b, a, "pong");
+	sim_run(&n, n.now + SIM_MS(50));
+	CHECK(got_payload(a, "pong"));
+	sim_clear(&n);
+}
+
+/* Every data message replayed: none delivered twice. */
+static void test_replay(void)
+{
+	struct sim_net n;
+	struct sim_dev *a, *b;
+	uint8_t copy[2048];
+	size_t len;
+	unsigned long before;
+
+	setup(&n, &a, &b, 3);
+	msg(a, b, "one");
+	sim_run(&n, n.now + SIM_MS(50));
+	msg(a, b, "two");
+	sim_run(&n, n.now + SIM_MS(50));
+	CHECK_EQ(b->tun_packets, 2);
+	len = last_data_len[0];
+	memcpy(copy, last_data[0], len);
+	before = b->tun_packets;
+	sim_inject(a, b, copy, len);
+	sim_inject(a, b, copy, len);
+	sim_run(&n, n.now + SIM_MS(50));
+	CHECK_EQ(b->tun_packets, before);
+	/* a flipped byte anywhere in it is refused too */
+	for (size_t i = 0; i < len; i++) {
+		copy[i] ^= 0x40;
+		sim_inject(a, b, copy, len);
+		copy[i] ^= 0x40;
+	}
+	sim_run(&n, n.now + SIM_MS(50));
+	CHECK_EQ(b->tun_packets, before);
+	msg(a, b, "three");
+	sim_run(&n, n.now + SIM_MS(50));
+	CHECK(got_payload(b, "three"));
+	sim_clear(&n);
+}
+
+/* Track the order of staged packets as they reach the TUN device. */
+static unsigned int next_expected;
+static bool in_order;
+
+static void check_order(struct sim_net *n, struct sim_dev *to, const uint8_t *pkt, size_t len)
+{
+	uint32_t got;
+
+	(void)n;
+	(void)to;
+	if (len < 24)
+		return;
+	got = (uint32_t)pkt[20] << 24 | (uint32_t)pkt[21] << 16 | (uint32_t)pkt[22] << 8 | pkt[23];
+	in_order &= got == next_expected;
+	next_expected++;
+}
+
+/* The newest MAX_STAGED_PACKETS staged packets go out, in order, after one handshake. */
+static void test_staging_order(void)
+{
+	struct sim_net n;
+	struct sim_dev *a, *b;
+	unsigned int i;
+
+	setup(&n, &a, &b, 5);
+	n.delay_ns = SIM_MS(20);
+	n.on_tun = check_order;
+	next_expected = 200 - MAX_STAGED_PACKETS + 1;
+	in_order = true;
+	for (i = 1; i <= 200; i++) {
+		uint8_t num[4] = { (uint8_t)(i >> 24), (uint8_t)(i >> 16), (uint8_t)(i >> 8), (uint8_t)i };
+
+		sim_send_inner(a, b, num, sizeof(num));
+	}
+	CHECK_EQ(sent_type[0][MESSAGE_HANDSHAKE_INITIATION], 1);
+	sim_run(&n, n.now + SIM_MS(200));
+	CHECK_EQ(b->tun_packets, MAX_STAGED_PACKETS);
+	CHECK(in_order);
+	CHECK_EQ(next_expected, 201);
+	sim_clear(&n);
+}
+
+/* a moves to another port (NAT rebinding); b follows it from a's packets. */
+static void test_roaming(void)
+{
+	struct sim_net n;
+	struct sim_dev *a, *b;
+	struct config_peer cp;
+
+	setup(&n, &a, &b, 6);
+	msg(a, b, "before");
+	sim_run(&n, n.now + SIM_MS(50));
+	sim_rebind(a, 40000);
+	msg(a, b, "after");
+	sim_run(&n, n.now + SIM_MS(50));
+	CHECK(got_payload(b, "after"));
+	CHECK(sim_get_peer(b, a, &cp) && ntohs(cp.endpoint.in.sin_port) == 40000);
+	msg(b, a, "back");
+	sim_run(&n, n.now + SIM_MS(50));
+	CHECK(got_payload(a, "back"));
+	sim_clear(&n);
+}
+
+/*
+ * Key rotation right after a handshake: b learns a's new public key, a
+ * takes the new private key, and a's next packet is answered within a
+ * second (the initiation rate limit goes with the old keys).
+ */
+static void test_key_rotation(void)
+{
+	struct sim_net n;
+	struct sim_dev *a, *b;
+	struct config_device cfg;
+	struct config_peer *p;
+	struct config_allowedip aip = { .family = AF_INET, .cidr = 32 };
+	uint8_t priv[32], pub[32];
+	uint32_t inner;
+
+	setup(&n, &a, &b, 7);
+	msg(a, b, "old key");
+	sim_run(&n, n.now + SIM_MS(100));
+	CHECK(got_payload(b, "old key"));
+	memset(priv, 0x42, sizeof(priv));
+	x25519_clamp(priv);
+	CHECK(x25519_public(pub, priv));
+	/* b: the old key goes, the new one comes */
+	config_device_init(&cfg);
+	p = config_device_add_peer(&cfg, a->public_key);
+	p->flags |= CONFIG_PEER_REMOVE;
+	p = config_device_add_peer(&cfg, pub);
+	inner = htonl(a->inner);
+	memcpy(aip.addr, &inner, 4);
+	config_peer_add_allowedip(p, &aip);
+	CHECK_EQ(sim_set(b, &cfg), 0);
+	config_device_clear(&cfg);
+	/* a: the new private key */
+	config_device_init(&cfg);
+	cfg.flags = CONFIG_DEVICE_HAS_PRIVATE_KEY;
+	memcpy(cfg.private_key, priv, 32);
+	CHECK_EQ(sim_set(a, &cfg), 0);
+	config_device_clear(&cfg);
+	memcpy(a->public_key, pub, 32);
+	msg(a, b, "new key");
+	sim_run(&n, n.now + SIM_S(1));
+	CHECK(got_payload(b, "new key"));
+	crypto_wipe(priv, sizeof(priv));
+	sim_clear(&n);
+}
+
+/* Steady traffic for 200 s: a rekey at Rekey-After-Time, nothing lost. */
+static void test_rekey_under_traffic(void)
+{
+	struct sim_net n;
+	struct sim_dev *a, *b;
+	unsigned int i;
+
+	setup(&n, &a, &b, 8);
+	/* a starts the session (both at once would cross, see test_crossing) */
+	msg(a, b, "tick");
+	sim_run(&n, n.now + SIM_S(1));
+	CHECK_EQ(sent_type[0][MESSAGE_HANDSHAKE_INITIATION], 1);
+	for (i = 1; i < 200; i++) {
+		msg(a, b, "tick");
+		msg(b, a, "tock");
+		sim_run(&n, n.now + SIM_S(1));
+	}
+	CHECK_EQ(b->tun_packets, 200);
+	CHECK_EQ(a->tun_packets, 199);
+	/* the first handshake, and one rekey after REKEY_AFTER_TIME (120 s) */
+	CHECK_EQ(sent_type[0][MESSAGE_HANDSHAKE_INITIATION] + sent_type[1][MESSAGE_HANDSHAKE_INITIATION], 2);
+	sim_clear(&n);
+}
+
+/* The same configuration set again (what syncconf does) keeps the session. */
+static void test_unchanged_set_keeps_session(void)
+{
+	struct sim_net n;
+	struct sim_dev *a, *b;
+	uint64_t hs;
+
+	setup(&n, &a, &b, 9);
+	msg(a, b, "x");
+	sim_run(&n, n.now + SIM_MS(50));
+	hs = handshake_sec(a, b);
+	CHECK(hs != 0);
+	CHECK_EQ(sim_peer(a, b, true, NULL), 0);
+	CHECK_EQ(sim_peer(b, a, true, NULL), 0);
+	msg(a, b, "y");
+	sim_run(&n, n.now + SIM_MS(50));
+	CHECK(got_payload(b, "y"));
+	CHECK_EQ(handshake_sec(a, b), hs);
+	CHECK_EQ(sent_type[0][MESSAGE_HANDSHAKE_INITIATION], 1);
+	sim_clear(&n);
+}
+
+/* Sends the host refused count as nothing sent. */
+static void test_refused_sends_not_counted(void)
+{
+	struct sim_net n;
+	struct sim_dev *a, *b;
+	struct config_peer cp;
+	uint64_t tx;
+
+	setup(&n, &a, &b, 10);
+	msg(a, b, "x");
+	sim_run(&n, n.now + SIM_MS(50));
+	CHECK(sim_get_peer(a, b, &cp));
+	tx = cp.tx_bytes;
+	a->fail_send = true;
+	msg(a, b, "refused");
+	CHECK(sim_get_peer(a, b, &cp) && cp.tx_bytes == tx);
+	a->fail_send = false;
+	msg(a, b, "sent");
+	CHECK(sim_get_peer(a, b, &cp) && cp.tx_bytes > tx);
+	sim_clear(&n);
+}
+
+/*
+ * Both sides initiate at the same instant: each consumes the other's
+ * initiation, which replaces its own handshake, so neither response can be
+ * consumed (WP §5.4: one handshake in flight per peer).  The retransmission
+ * after Rekey-Timeout (with jitter) settles it, and the staged packets of
+ * both get through.
+ */
+static void test_crossing(void)
+{
+	struct sim_net n;
+	struct sim_dev *a, *b;
+
+	setup(&n, &a, &b, 12);
+	msg(a, b, "from a");
+	msg(b, a, "from b");
+	sim_run(&n, n.now + SIM_S(REKEY_TIMEOUT) - SIM_MS(1));
+	CHECK_EQ(a->tun_packets + b->tun_packets, 0);
+	sim_run(&n, n.now + SIM_S(1) + SIM_MS(REKEY_TIMEOUT_JITTER_MAX_MS));
+	CHECK(got_payload(a, "from b"));
+	CHECK(got_payload(b, "from a"));
+	sim_clear(&n);
+}
+
+/* A resume wipes the sessions: the next packet handshakes anew. */
+static void test_resume(void)
+{
+	struct sim_net n;
+	struct sim_dev *a, *b;
+
+	setup(&n, &a, &b, 11);
+	msg(a, b, "before");
+	/* b's passive keepalive (10 s) goes out before the clock jumps */
+	sim_run(&n, n.now + SIM_S(20));
+	n.now += SIM_S(7200);
+	device_resume(a->dev, n.now, SIM_S(7200));
+	msg(a, b, "after");
+	CHECK_EQ(sent_type[0][MESSAGE_HANDSHAKE_INITIATION], 2);
+	sim_run(&n, n.now + SIM_MS(50));
+	CHECK(got_payload(b, "after"));
+	sim_clear(&n);
+}
+
+int main(void)
+{
+	/* WGD_TEST_LOG=debug shows what the devices log. */
+	log_init("test_device", getenv("WGD_TEST_LOG") ? LOG_LEVEL_DEBUG : LOG_LEVEL_ERROR, true);
+	if (!x25519_init())
+		return 99;
+	test_handshake_and_data();
+	test_responder_learns_endpoint();
+	test_replay();
+	test_staging_order();
+	test_roaming();
+	test_key_rotation();
+	test_rekey_under_traffic();
+	test_unchanged_set_keeps_session();
+	test_refused_sends_not_counted();
+	test_crossing();
+	test_resume();
+	log_clear();
+	return ct_exit("device");
+}
