@@ -3,7 +3,8 @@
 #
 # Differential test of the control socket: the same wg(8) commands against
 # wireguard-go and against our server (uapi_fakedev: daemon/control.c +
-# daemon/uapi.c in front of an in-memory device), then `wg showconf` and
+# daemon/uapi.c in front of the real data path library with no TUN device
+# or sockets behind it), then `wg showconf` and
 # `wg show dump` must agree, and raw malformed messages must get the same
 # errno.  Runs in private mount and network namespaces (a tmpfs on
 # /var/run/wireguard), so it never sees or disturbs other daemons.

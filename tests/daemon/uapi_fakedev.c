@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * A control socket in front of an in-memory device, for comparing what
- * Debian's wg sees from us with what it sees from wireguard-go
- * (test_wg_compat.sh).  The device state is itself a struct config_device;
- * a set is applied with the semantics documented in daemon/config.h.
+ * A control socket in front of a real device (the data path library,
+ * daemon/device.h) with no TUN device and no sockets behind its seam, for
+ * comparing what Debian's wg sees from us with what it sees from
+ * wireguard-go (test_wg_compat.sh) without root.  Every set is applied by
+ * the device's own code; datagrams it would send are dropped, the port it
+ * is asked to bind is recorded as bound (a random one for 0).
  *
  * Usage: uapi_fakedev IFNAME   (directory: $WGD_RUN_DIR or /var/run/wireguard)
  * Serves until its socket file is deleted; exits 0 then.
@@ -14,179 +16,131 @@
 #include <string.h>
 
 #include "crypto/util.h"
-#include "daemon/config.h"
+#include "crypto/x25519.h"
+#include "daemon/clock.h"
 #include "daemon/control.h"
+#include "daemon/device.h"
 #include "daemon/log.h"
 #include "daemon/loop.h"
 
-struct fakedev {
-	struct config_device state;
+struct memdev {
 	struct loop loop;
+	struct device *dev;
 };
 
-static struct config_peer *find_peer(struct config_device *d, const uint8_t *key)
+static uint64_t mem_wall_ns(void *ctx)
 {
-	for (size_t i = 0; i < d->peers_len; i++) {
-		if (memcmp(d->peers[i].public_key, key, CONFIG_KEY_LEN) == 0)
-			return &d->peers[i];
-	}
-	return NULL;
+	(void)ctx;
+	return clock_real_ns();
 }
 
-static void remove_peer(struct config_device *d, struct config_peer *p)
+static bool mem_random(void *ctx, void *buf, size_t len)
 {
-	size_t i = (size_t)(p - d->peers);
-
-	free(p->allowedips);
-	memmove(p, p + 1, (d->peers_len - i - 1) * sizeof(*p));
-	d->peers_len--;
-	crypto_wipe(&d->peers[d->peers_len], sizeof(*p));
+	(void)ctx;
+	return crypto_random(buf, len);
 }
 
-static bool same_prefix(const struct config_allowedip *a, const struct config_allowedip *b)
+/* No network: every datagram is refused, as by a host with no route. */
+static unsigned int mem_send(void *ctx, struct udp_msg *msgs, unsigned int n)
 {
-	return a->family == b->family && a->cidr == b->cidr &&
-	       memcmp(a->addr, b->addr, 16) == 0;
+	unsigned int i;
+
+	(void)ctx;
+	for (i = 0; i < n; i++)
+		msgs[i].sent = false;
+	return n;
 }
 
-/* Removes the prefix from p; true if it was there. */
-static bool drop_prefix(struct config_peer *p, const struct config_allowedip *a)
+static int mem_tun_write(void *ctx, uint8_t *pkt, size_t len)
 {
-	for (size_t i = 0; i < p->allowedips_len; i++) {
-		if (same_prefix(&p->allowedips[i], a)) {
-			memmove(&p->allowedips[i], &p->allowedips[i + 1],
-				(p->allowedips_len - i - 1) * sizeof(*a));
-			p->allowedips_len--;
-			return true;
-		}
-	}
-	return false;
+	(void)ctx;
+	(void)pkt;
+	(void)len;
+	return -ENODEV;
 }
 
-static int apply_allowedip(struct config_device *d, struct config_peer *p,
-			   const struct config_allowedip *a)
+static int mem_tun_write_vnet(void *ctx, const uint8_t *buf, size_t len)
 {
-	struct config_allowedip copy = *a;
-
-	if (a->remove) {
-		drop_prefix(p, a);
-		return 0;
-	}
-	/* A prefix belongs to one peer: adding it here moves it. */
-	for (size_t i = 0; i < d->peers_len; i++)
-		drop_prefix(&d->peers[i], a);
-	copy.remove = false;
-	return config_peer_add_allowedip(p, &copy);
+	(void)ctx;
+	(void)buf;
+	(void)len;
+	return -ENODEV;
 }
 
-static int apply_peer(struct config_device *d, const struct config_peer *in)
+static void mem_deadline(void *ctx, uint64_t when)
 {
-	struct config_peer *p = find_peer(d, in->public_key);
-	int ret;
+	struct memdev *m = ctx;
 
-	if (in->flags & CONFIG_PEER_REMOVE) {
-		if (p)
-			remove_peer(d, p);
-		return 0;
-	}
-	if (!p && (in->flags & CONFIG_PEER_UPDATE_ONLY))
-		return 0;
-	if (!p) {
-		p = config_device_add_peer(d, in->public_key);
-		if (!p)
-			return -ENOMEM;
-		/* wireguard-go always reports a preshared key (zeros if none). */
-		p->flags = CONFIG_PEER_HAS_PRESHARED_KEY;
-	}
-	if (in->flags & CONFIG_PEER_HAS_PRESHARED_KEY)
-		memcpy(p->preshared_key, in->preshared_key, CONFIG_KEY_LEN);
-	if (in->flags & CONFIG_PEER_HAS_ENDPOINT) {
-		p->endpoint = in->endpoint;
-		p->flags |= CONFIG_PEER_HAS_ENDPOINT;
-	}
-	if (in->flags & CONFIG_PEER_HAS_KEEPALIVE)
-		p->persistent_keepalive = in->persistent_keepalive;
-	if (in->flags & CONFIG_PEER_REPLACE_ALLOWEDIPS)
-		p->allowedips_len = 0;
-	for (size_t i = 0; i < in->allowedips_len; i++) {
-		ret = apply_allowedip(d, p, &in->allowedips[i]);
-		if (ret < 0)
-			return ret;
-	}
+	loop_set_deadline(&m->loop, when);
+}
+
+static int mem_bind(void *ctx, uint16_t port, uint32_t fwmark, uint16_t *bound, bool *gro)
+{
+	uint16_t r = 0;
+
+	(void)ctx;
+	(void)fwmark;
+	while (!port && r < 1024 && crypto_random(&r, sizeof(r)))
+		;
+	*bound = port ? port : r;
+	*gro = false;
 	return 0;
 }
 
-static int fake_set(void *ctx, const struct config_device *cfg)
+static int mem_set_fwmark(void *ctx, uint32_t fwmark)
 {
-	struct fakedev *f = ctx;
-	struct config_device *d = &f->state;
-	int ret;
-
-	if (cfg->flags & CONFIG_DEVICE_HAS_PRIVATE_KEY) {
-		memcpy(d->private_key, cfg->private_key, CONFIG_KEY_LEN);
-		/* Reported clamped (RFC 7748 §5), as wireguard-go and the
-		 * kernel do. */
-		if (!crypto_is_zero(d->private_key, CONFIG_KEY_LEN)) {
-			d->private_key[0] &= 248;
-			d->private_key[31] = (uint8_t)((d->private_key[31] & 127) | 64);
-		}
-		d->flags |= CONFIG_DEVICE_HAS_PRIVATE_KEY;
-	}
-	if (cfg->flags & CONFIG_DEVICE_HAS_LISTEN_PORT)
-		d->listen_port = cfg->listen_port;
-	if (cfg->flags & CONFIG_DEVICE_HAS_FWMARK)
-		d->fwmark = cfg->fwmark;
-	if (cfg->flags & CONFIG_DEVICE_REPLACE_PEERS) {
-		while (d->peers_len)
-			remove_peer(d, &d->peers[0]);
-	}
-	for (size_t i = 0; i < cfg->peers_len; i++) {
-		ret = apply_peer(d, &cfg->peers[i]);
-		if (ret < 0)
-			return ret;
-	}
+	(void)ctx;
+	(void)fwmark;
 	return 0;
 }
 
-static int fake_get(void *ctx, struct config_device *out)
+static int mem_set(void *ctx, const struct config_device *cfg)
 {
-	struct fakedev *f = ctx;
-	const struct config_device *d = &f->state;
+	struct memdev *m = ctx;
 
-	out->flags = d->flags;
-	memcpy(out->private_key, d->private_key, CONFIG_KEY_LEN);
-	out->listen_port = d->listen_port;
-	out->fwmark = d->fwmark;
-	for (size_t i = 0; i < d->peers_len; i++) {
-		const struct config_peer *s = &d->peers[i];
-		struct config_peer *p = config_device_add_peer(out, s->public_key);
-
-		if (!p)
-			return -ENOMEM;
-		memcpy(p, s, offsetof(struct config_peer, allowedips));
-		for (size_t j = 0; j < s->allowedips_len; j++) {
-			if (config_peer_add_allowedip(p, &s->allowedips[j]) < 0)
-				return -ENOMEM;
-		}
-	}
-	return 0;
+	return device_config_set(m->dev, cfg, loop_now());
 }
 
-static void fake_gone(void *ctx)
+static int mem_get(void *ctx, struct config_device *out)
 {
-	struct fakedev *f = ctx;
+	struct memdev *m = ctx;
 
-	loop_stop(&f->loop);
+	return device_config_get(m->dev, out);
 }
 
-static const struct control_ops fake_ops = {
-	.set = fake_set, .get = fake_get, .socket_gone = fake_gone,
+static void mem_gone(void *ctx)
+{
+	struct memdev *m = ctx;
+
+	loop_stop(&m->loop);
+}
+
+static void mem_on_deadline(struct loop *l, uint64_t now)
+{
+	device_run_timers(container_of(l, struct memdev, loop)->dev, now);
+}
+
+static const struct control_ops mem_ops = {
+	.set = mem_set, .get = mem_get, .socket_gone = mem_gone,
 };
 
 int main(int argc, char **argv)
 {
-	struct fakedev f;
+	struct memdev m;
 	struct control *ctl;
+	struct device_io io = {
+		.ctx = &m,
+		.wall_ns = mem_wall_ns,
+		.random = mem_random,
+		.send = mem_send,
+		.tun_write = mem_tun_write,
+		.tun_write_vnet = mem_tun_write_vnet,
+		.deadline = mem_deadline,
+		.bind = mem_bind,
+		.set_fwmark = mem_set_fwmark,
+	};
+	uint16_t port;
+	bool gro;
 	int ret;
 
 	if (argc != 2) {
@@ -194,18 +148,28 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	log_init(argv[1], LOG_LEVEL_ERROR, true);
-	config_device_init(&f.state);
-	ret = loop_init(&f.loop);
-	if (ret == 0)
-		ret = control_open(&ctl, argv[1], NULL, &fake_ops, &f);
+	if (!x25519_init())
+		return 1;
+	ret = loop_init(&m.loop);
+	if (ret < 0)
+		return 1;
+	m.loop.on_deadline = mem_on_deadline;
+	m.dev = device_create(&io, argv[1]);
+	if (!m.dev)
+		return 1;
+	/* Up at a random port, as a fresh daemon is. */
+	mem_bind(&m, 0, 0, &port, &gro);
+	device_set_bound(m.dev, port, gro);
+	device_set_link(m.dev, true, loop_now());
+	ret = control_open(&ctl, argv[1], NULL, &mem_ops, &m);
 	if (ret == 0) {
-		ret = control_attach(ctl, &f.loop);
+		ret = control_attach(ctl, &m.loop);
 		if (ret == 0)
-			ret = loop_run(&f.loop);
+			ret = loop_run(&m.loop);
 		control_close(ctl);
 	}
-	loop_clear(&f.loop);
-	config_device_clear(&f.state);
+	device_destroy(m.dev);
+	loop_clear(&m.loop);
 	if (ret < 0) {
 		fprintf(stderr, "uapi_fakedev: %s\n", strerror(-ret));
 		return 1;

@@ -7,7 +7,7 @@
  * rotation right after a handshake, a new preshared key, the rekey after
  * Rekey-After-Time under steady traffic, `syncconf` of an unchanged
  * configuration keeping its session, counters of sends the host refused,
- * and suspend.
+ * suspend, and the timers over a clean, a one-way, a lossy and a dead link.
  */
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -18,6 +18,7 @@
 #include "crypto/x25519.h"
 #include "daemon/core/messages.h"
 #include "daemon/log.h"
+#include "daemon/peer.h"
 #include "tests/daemon/coretest.h"
 #include "tests/device/simnet.h"
 
@@ -381,6 +382,134 @@ static void test_resume(void)
 	sim_clear(&n);
 }
 
+/* ---- the timers over a lossy link, real devices (WP §6) ---- */
+
+/* Keepalives: data messages with no payload (32 bytes), by device. */
+static unsigned long keepalives[SIM_MAX_DEVS];
+static void count_all(struct sim_net *n, struct sim_dev *from, const struct udp_msg *m)
+{
+	count_sends(n, from, m);
+	if (m->len == MESSAGE_DATA_OVERHEAD && m->data[0] == MESSAGE_DATA)
+		keepalives[from->id]++;
+}
+
+/*
+ * Advances the clock in 100 ms steps for `seconds`; a sends every a_every
+ * steps and b every b_every steps, offset by 3 (0 = never).
+ */
+static void traffic(struct sim_net *n, struct sim_dev *a, struct sim_dev *b, unsigned int seconds,
+		    unsigned int a_every, unsigned int b_every)
+{
+	unsigned int step;
+
+	for (step = 0; step < seconds * 10; step++) {
+		if (a_every && step % a_every == 0)
+			msg(a, b, "data from a");
+		if (b_every && step % b_every == 3)
+			msg(b, a, "data from b");
+		sim_run(n, n->now + SIM_MS(100));
+	}
+}
+
+static void timers_setup(struct sim_net *n, struct sim_dev **a, struct sim_dev **b, uint64_t seed)
+{
+	setup(n, a, b, seed);
+	memset(keepalives, 0, sizeof(keepalives));
+	n->on_send = count_all;
+}
+
+static unsigned long handshakes(void)
+{
+	return sent_type[0][MESSAGE_HANDSHAKE_RESPONSE] + sent_type[1][MESSAGE_HANDSHAKE_RESPONSE];
+}
+
+static unsigned long initiations(unsigned int id)
+{
+	return sent_type[id][MESSAGE_HANDSHAKE_INITIATION];
+}
+
+static bool has_keys(const struct sim_dev *d)
+{
+	const struct noise_remote *r = &d->dev->peers->remote;
+
+	return r->current || r->previous || r->next;
+}
+
+static void test_timers_clean_link(void)
+{
+	struct sim_net n;
+	struct sim_dev *a, *b;
+
+	/* two-way traffic for 20 minutes: sessions roll every ~2 minutes */
+	timers_setup(&n, &a, &b, 21);
+	traffic(&n, a, b, 1200, 10, 10);
+	tu_check(handshakes() >= 9 && handshakes() <= 14, "clean link: %lu handshakes in 20 min", handshakes());
+	tu_check(a->tun_packets >= 1190 && b->tun_packets >= 1190, "clean link: delivered %lu / %lu",
+		 a->tun_packets, b->tun_packets);
+	sim_clear(&n);
+}
+
+static void test_timers_one_way(void)
+{
+	struct sim_net n;
+	struct sim_dev *a, *b;
+
+	/* b only answers with keepalives (after 10 s of silence); sessions still roll */
+	timers_setup(&n, &a, &b, 22);
+	traffic(&n, a, b, 600, 10, 0);
+	tu_check(b->tun_packets >= 590 && keepalives[1] > 0, "one way: %lu delivered, %lu keepalives",
+		 b->tun_packets, keepalives[1]);
+	CHECK(handshakes() >= 4);
+	sim_clear(&n);
+}
+
+static void test_timers_lossy(void)
+{
+	struct sim_net n;
+	struct sim_dev *a, *b;
+
+	/* 30% loss each way: still most arrives, sessions are never zeroed */
+	timers_setup(&n, &a, &b, 23);
+	n.drop_pct = 30;
+	traffic(&n, a, b, 600, 10, 10);
+	tu_check(a->tun_packets > 350 && b->tun_packets > 350, "30%% loss: delivered %lu / %lu",
+		 a->tun_packets, b->tun_packets);
+	CHECK(has_keys(a) && has_keys(b));
+	sim_clear(&n);
+}
+
+/*
+ * The peer vanishes.  While a keeps sending, every packet restarts the
+ * attempts; once it stops, the retries run out (WP §6.4: at most
+ * MAX_TIMER_HANDSHAKES + 2 initiations), a gives up, and its keys are
+ * zeroed Reject-After-Time x 3 after the last session.  Then silence, until
+ * the peer is back and new data brings the tunnel up again.
+ */
+static void test_timers_dead_peer(void)
+{
+	struct sim_net n;
+	struct sim_dev *a, *b;
+	unsigned long before;
+
+	timers_setup(&n, &a, &b, 24);
+	traffic(&n, a, b, 30, 10, 10);
+	n.cut[0][1] = n.cut[1][0] = true;
+	traffic(&n, a, b, 120, 10, 0);
+	before = initiations(0);
+	traffic(&n, a, b, 600, 0, 0);
+	tu_check(initiations(0) - before >= 17 && initiations(0) - before <= MAX_TIMER_HANDSHAKES + 2,
+		 "dead peer: %lu initiations after the last data", initiations(0) - before);
+	CHECK(!has_keys(a));
+	before = initiations(0);
+	traffic(&n, a, b, 300, 0, 0);
+	CHECK_EQ(initiations(0), before);	/* silence after giving up */
+	n.cut[0][1] = n.cut[1][0] = false;
+	before = b->tun_packets;
+	traffic(&n, a, b, 30, 10, 0);
+	tu_check(b->tun_packets - before >= 25, "peer back: %lu delivered", b->tun_packets - before);
+	sim_clear(&n);
+}
+
 int main(void)
 {
 	/* WGD_TEST_LOG=debug shows what the devices log. */
@@ -398,6 +527,10 @@ int main(void)
 	test_refused_sends_not_counted();
 	test_crossing();
 	test_resume();
+	test_timers_clean_link();
+	test_timers_one_way();
+	test_timers_lossy();
+	test_timers_dead_peer();
 	log_clear();
 	return ct_exit("device");
 }
