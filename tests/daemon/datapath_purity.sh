@@ -27,7 +27,7 @@ for sym in $undefined; do
 	# the configuration model and the logger
 	config_*|log_msg|log_packet) continue ;;
 	# memory and formatting, no I/O
-	memcpy|memset|memmove|memcmp|memchr|malloc|calloc|realloc|free|snprintf|strerror|inet_ntop) continue ;;
+	memcpy|memset|memmove|memcmp|bcmp|memchr|strlen|malloc|calloc|realloc|free|snprintf|strerror|inet_ntop) continue ;;
 	# compiler runtime: libgcc helpers, stack protector, sanitizers, the GOT
 	__*|_GLOBAL_OFFSET_TABLE_) continue ;;
 	esac
