@@ -11,20 +11,11 @@
 #include <string.h>
 
 #include "crypto/util.h"
+#include "daemon/device_config.h"
+#include "daemon/expiry.h"
 #include "daemon/log.h"
-#include "daemon/peer.h"
-
-uint64_t device_jitter(struct device *d)
-{
-	/* xorshift64: jitter only spreads timers out, it is not a secret */
-	uint64_t x = d->jitter_state;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	d->jitter_state = x;
-	return x;
-}
+#include "daemon/receive.h"
+#include "daemon/send.h"
 
 void device_deadline_commit(struct device *d)
 {
@@ -111,10 +102,12 @@ void device_set_link(struct device *d, bool up, uint64_t now)
 	log_info("interface %s is %s", d->name, up ? "up" : "down");
 	/* doc/protocol.md §8: down drops staged packets and sessions; up resumes. */
 	for (p = d->peers; p; p = p->next) {
-		if (up)
-			peer_interface_up(p, now);
-		else
-			peer_interface_down(p);
+		if (!up) {
+			peer_link_down(p);
+			continue;
+		}
+		peer_link_up(p, now);
+		send_staged(p, now);
 	}
 	device_deadline_commit(d);
 }
@@ -153,25 +146,23 @@ void device_resume(struct device *d, uint64_t now, uint64_t slept_ns)
 
 	log_info("the system was suspended for %llu s; every session is wiped",
 		 (unsigned long long)((slept_ns + 500000000ull) / 1000000000ull));
-	for (p = d->peers; p; p = p->next)
-		peer_system_resumed(p, now);
+	for (p = d->peers; p; p = p->next) {
+		peer_wipe_sessions(p);
+		if (!d->up)
+			continue;
+		/* as after a link up: staged packets handshake at once */
+		peer_link_up(p, now);
+		send_staged(p, now);
+	}
 	device_deadline_commit(d);
 }
 
 /* The single deadline: run every peer's due timers, then find the next. */
 void device_run_timers(struct device *d, uint64_t now)
 {
-	uint64_t next = UINT64_MAX, n;
-	struct peer *p;
-
 	/* The shell forgot its deadline as it fired (io.h). */
 	d->deadline = d->deadline_told = UINT64_MAX;
-	for (p = d->peers; p; p = p->next) {
-		n = peer_run_timers(p, now);
-		if (n < next)
-			next = n;
-	}
-	device_timer_touch(d, next);
+	device_timer_touch(d, expiry_run(d, now));
 	device_deadline_commit(d);
 }
 
@@ -204,6 +195,19 @@ void device_rx_batch(struct device *d, int family, unsigned int got, uint64_t no
 {
 	receive_batch(d, family, got, now);
 	device_deadline_commit(d);
+}
+
+int device_config_set(struct device *d, const struct config_device *cfg, uint64_t now)
+{
+	int ret = device_config_apply(d, cfg, now);
+
+	device_deadline_commit(d);
+	return ret;
+}
+
+int device_config_get(struct device *d, struct config_device *out)
+{
+	return device_config_read(d, out);
 }
 
 void device_log_stats(const struct device *d)

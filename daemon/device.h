@@ -10,13 +10,18 @@
  *
  * Files, in the order a packet meets them:
  *   device.c         life cycle, link state, the deadline, the entry points
- *   send.c           TUN packet -> allowed IPs -> peer -> seal in place ->
- *                    one send() per batch
  *   receive.c        a batch of datagrams -> classify -> handshake or open
  *                    in place -> replay, roaming, timers -> source check ->
  *                    TUN write (TCP segments of one flow merged)
- *   peer.c           peers: create/destroy, staging queue, timer actions
+ *   expiry.c         the timers' actions when the deadline passes
  *   device_config.c  the control socket's set and get
+ *   send.c           the one transmit path: TUN packet -> allowed IPs ->
+ *                    peer -> seal in place -> one send() per batch; staged
+ *                    packets, handshake messages, keepalives, cookie replies
+ *   peer.c           peers' state: create/destroy, staging queue, endpoint,
+ *                    and the events reported to the timers
+ * Calls go one way: device -> {receive, expiry, config} -> send -> peer ->
+ * the core; the inline helpers below only read and write device fields.
  *
  * Packet buffers are preallocated: a batch of PACKET_BATCH slots each way
  * (plus one 64 KiB buffer for a TUN read that may be a TCP super-packet),
@@ -223,7 +228,17 @@ static inline size_t device_padded_len(const struct device *d, size_t len)
 }
 
 /* A jitter value for the timers (any 64-bit value; the core reduces it). */
-uint64_t device_jitter(struct device *d);
+static inline uint64_t device_jitter(struct device *d)
+{
+	/* xorshift64: jitter only spreads timers out, it is not a secret */
+	uint64_t x = d->jitter_state;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	d->jitter_state = x;
+	return x;
+}
 /* The wall clock in unix ns (last-handshake times, TAI64N). */
 static inline uint64_t device_wall_ns(const struct device *d)
 {
@@ -237,14 +252,5 @@ static inline void device_timer_touch(struct device *d, uint64_t when)
 }
 /* Tells the shell the deadline if it moved (once per entry point). */
 void device_deadline_commit(struct device *d);
-
-/* send.c */
-void send_tun_packet(struct device *d, size_t len, uint64_t now, unsigned int *work);
-uint8_t *send_tun_buffer(struct device *d, size_t *size);
-void send_flush(struct device *d, uint64_t now);
-
-/* receive.c */
-struct udp_msg *receive_buffers(struct device *d, unsigned int *n);
-void receive_batch(struct device *d, int family, unsigned int got, uint64_t now);
 
 #endif

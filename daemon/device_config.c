@@ -11,9 +11,9 @@
 
 #include "crypto/util.h"
 #include "crypto/x25519.h"
-#include "daemon/device.h"
+#include "daemon/device_config.h"
 #include "daemon/log.h"
-#include "daemon/peer.h"
+#include "daemon/send.h"
 
 static void config_clear_all_src(struct device *d)
 {
@@ -178,7 +178,7 @@ static int config_apply_peer(struct device *d, const struct config_peer *cp, uin
 		return ret;
 	/* Reference UAPI §1: staged packets go out after each peer update. */
 	if (d->up)
-		peer_send_staged(p, now);
+		send_staged(p, now);
 	device_timer_touch(d, timers_next_deadline(&p->timers));
 	return 0;
 }
@@ -219,17 +219,14 @@ static int config_set(struct device *d, const struct config_device *cfg, uint64_
 	 */
 	if (new_identity && d->up) {
 		for (p = d->peers; p; p = p->next)
-			peer_send_staged(p, now);
+			send_staged(p, now);
 	}
 	return 0;
 }
 
-int device_config_set(struct device *d, const struct config_device *cfg, uint64_t now)
+int device_config_apply(struct device *d, const struct config_device *cfg, uint64_t now)
 {
-	int ret = config_set(d, cfg, now);
-
-	device_deadline_commit(d);
-	return ret;
+	return config_set(d, cfg, now);
 }
 
 /* ---- get ---- */
@@ -268,7 +265,7 @@ static int config_get_peer(struct peer *p, struct config_device *out)
 	return allowedips_walk_owner(&p->allowedips, config_get_allowedip, cp);
 }
 
-int device_config_get(struct device *d, struct config_device *out)
+int device_config_read(struct device *d, struct config_device *out)
 {
 	struct peer *p;
 	int ret;

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A peer: the protocol state of the core (noise_remote, timers, its
- * prefixes in the allowed-IPs table) plus what the shell keeps for it (the
- * endpoint, counters, the staging queue).  The peer performs the actions
- * the core's outcomes call for: send an initiation, a keepalive, the
- * staged packets.
+ * prefixes in the allowed-IPs table) plus what the data path keeps for it
+ * (the endpoint, counters, the staging queue).  State only: what is sent
+ * for a peer leaves through send.h, and the timers' actions run in
+ * expiry.h.
  */
 #ifndef WGD_PEER_H
 #define WGD_PEER_H
@@ -71,49 +71,54 @@ static inline struct peer *peer_of_remote(struct noise_remote *r)
  */
 void peer_stage(struct peer *p, const uint8_t *inner, size_t len);
 void peer_drop_staged(struct peer *p);
-/* Seals and sends the staged packets if the current keypair can send. */
-void peer_send_staged(struct peer *p, uint64_t now);
+/* Takes the oldest staged packet off the queue; the caller frees it. */
+struct peer_staged_packet *peer_staged_pop(struct peer_staged *q);
 
 /*
  * Our private key or the peer's preshared key changed (after
  * noise_remote_update_local() for the former): the current keypairs stop
  * sending and the initiation rate limit is forgotten, so that the next
- * packet (peer_send_staged() once the whole change is applied) handshakes
- * at once with the new keys.
+ * packet (send_staged() once the whole change is applied) handshakes at
+ * once with the new keys.
  */
 void peer_keys_changed(struct peer *p);
-
-/* The send path needs a session: initiate unless one is in flight. */
-void peer_want_handshake(struct peer *p, uint64_t now);
-/* Creates and sends an initiation now (after the rate limit allowed it). */
-void peer_send_initiation(struct peer *p, uint64_t now);
-/* An empty data message, or staged packets if there are any. */
-void peer_send_keepalive(struct peer *p, uint64_t now);
 
 /* Learns a new endpoint from an authenticated packet (roaming, WP §2.1). */
 void peer_set_endpoint_from(struct peer *p, const struct endpoint *from);
 
-/* The interface went up/down (timers start/stop; down wipes sessions). */
-void peer_interface_up(struct peer *p, uint64_t now);
-void peer_interface_down(struct peer *p);
+/* The interface went up (timers may run) or down (sessions and staged packets go). */
+void peer_link_up(struct peer *p, uint64_t now);
+void peer_link_down(struct peer *p);
 /*
  * The system slept: the handshake and every keypair are wiped and the
- * timers restarted, as by a down/up, but staged packets are kept (and a
- * handshake started for them).
+ * timers stopped (the caller restarts them if the link is up); staged
+ * packets are kept.
  */
-void peer_system_resumed(struct peer *p, uint64_t now);
-
-/* Runs the timers due at now; returns the peer's next deadline. */
-uint64_t peer_run_timers(struct peer *p, uint64_t now);
+void peer_wipe_sessions(struct peer *p);
 
 /*
- * Data left on the current keypair: the send timers and rekey rules (WP
- * §6.2); sent: the kernel took at least one of the datagrams (only then
- * does the data-sent timer start waiting for an answer).
+ * What happened to the peer, one call per kind of packet (the rows of
+ * "What the caller reports" in daemon/core/timers.h): each reports the
+ * timer events and updates the device's deadline, so that no call site
+ * can forget either.  The data events return whether a rekey rule fired
+ * (WP §6.2): the caller then asks for a handshake.
  */
-void peer_on_data_sent(struct peer *p, uint64_t now, bool sent);
-
-/* Sends one datagram to the peer's endpoint, counting tx bytes; false if dropped. */
-bool peer_send_buffer(struct peer *p, uint8_t *data, size_t len);
+void peer_on_initiation_sent(struct peer *p, uint64_t now);
+void peer_on_response_sent(struct peer *p, uint64_t now);
+void peer_on_initiation_consumed(struct peer *p, uint64_t now);
+/* Also records the handshake's wall-clock time. */
+void peer_on_response_consumed(struct peer *p, uint64_t now);
+/* data: not a keepalive; sent: the host took at least one datagram. */
+bool peer_on_data_sent(struct peer *p, uint64_t now, bool data, bool sent);
+/*
+ * A data message opened: first, if it confirmed a session (the responder's
+ * side), peer_on_session_confirmed() (which records the handshake's
+ * wall-clock time; the staged packets go out after it), then
+ * peer_on_data_opened() (data: not a keepalive).
+ */
+void peer_on_session_confirmed(struct peer *p, uint64_t now);
+bool peer_on_data_opened(struct peer *p, uint64_t now, bool data);
+/* The peer's timers changed otherwise: pull the device's deadline in. */
+void peer_deadline(struct peer *p);
 
 #endif

@@ -31,9 +31,9 @@
 #include "crypto/bytes.h"
 #include "crypto/util.h"
 #include "daemon/core/cookie.h"
-#include "daemon/device.h"
 #include "daemon/log.h"
-#include "daemon/peer.h"
+#include "daemon/receive.h"
+#include "daemon/send.h"
 
 static bool receive_mac1_ok(const struct receive_batch *rb)
 {
@@ -105,10 +105,8 @@ static bool receive_check_macs(struct device *d, uint8_t *msg, size_t len, bool 
 		return false;
 	case COOKIE_SEND_REPLY:
 		if (cookie_checker_create_reply(&d->local.cookie, reply, msg, len, src, src_len, now)) {
-			struct udp_msg m = { .data = reply, .len = sizeof(reply), .ep = from };
-
 			log_packet(LOG_LEVEL_DEBUG, "under load: answering a handshake message with a cookie");
-			d->io.send(d->io.ctx, &m, 1);
+			send_cookie_reply(d, reply, sizeof(reply), from);
 		}
 		return false;
 	case COOKIE_ERR_RANDOM:
@@ -126,7 +124,6 @@ static bool receive_check_macs(struct device *d, uint8_t *msg, size_t len, bool 
 
 static void receive_initiation(struct device *d, uint8_t *msg, struct endpoint *from, uint64_t now)
 {
-	uint8_t resp[MESSAGE_RESPONSE_LEN];
 	struct noise_remote *r = NULL;
 	enum noise_result res;
 	struct peer *p;
@@ -140,21 +137,9 @@ static void receive_initiation(struct device *d, uint8_t *msg, struct endpoint *
 	p = peer_of_remote(r);
 	p->rx_bytes += MESSAGE_INITIATION_LEN;
 	peer_set_endpoint_from(p, from);
-	timers_on_authenticated_received(&p->timers, now);
+	peer_on_initiation_consumed(p, now);
 	log_packet(LOG_LEVEL_DEBUG, "received handshake initiation");
-
-	res = noise_create_response(r, resp, now);
-	if (res != NOISE_OK) {
-		log_packet(LOG_LEVEL_VERBOSE, "cannot create a handshake response: %s",
-			   noise_result_str(res));
-		return;
-	}
-	peer_send_buffer(p, resp, sizeof(resp));
-	crypto_wipe(resp, sizeof(resp));
-	timers_on_authenticated_sent(&p->timers, now);
-	timers_on_handshake_response_sent(&p->timers, now);
-	timers_on_session_derived(&p->timers, now);
-	device_timer_touch(d, timers_next_deadline(&p->timers));
+	send_response(p, now);
 }
 
 static void receive_response(struct device *d, uint8_t *msg, struct endpoint *from, uint64_t now)
@@ -172,14 +157,10 @@ static void receive_response(struct device *d, uint8_t *msg, struct endpoint *fr
 	p = peer_of_remote(r);
 	p->rx_bytes += MESSAGE_RESPONSE_LEN;
 	peer_set_endpoint_from(p, from);
-	timers_on_authenticated_received(&p->timers, now);
-	timers_on_handshake_complete(&p->timers, now);
-	timers_on_session_derived(&p->timers, now);
-	p->last_handshake_ns = device_wall_ns(d);
+	peer_on_response_consumed(p, now);
 	log_packet(LOG_LEVEL_VERBOSE, "handshake complete (initiator)");
 	/* The initiator confirms the session at once (doc/protocol.md §7). */
-	peer_send_keepalive(p, now);
-	device_timer_touch(d, timers_next_deadline(&p->timers));
+	send_keepalive(p, now);
 }
 
 static void receive_handshake(struct device *d, enum message_type type, uint8_t *msg, size_t len,
@@ -273,6 +254,7 @@ static void receive_data(struct device *d, uint8_t *msg, size_t len, struct endp
 	uint8_t *inner = msg + MESSAGE_DATA_HEADER_LEN;
 	size_t inner_len = len - MESSAGE_DATA_OVERHEAD;
 	struct peer *p;
+	bool rekey;
 	int version;
 
 	res = noise_open(&d->local, msg, len, now, &r);
@@ -284,12 +266,11 @@ static void receive_data(struct device *d, uint8_t *msg, size_t len, struct endp
 	p = peer_of_remote(r);
 	peer_set_endpoint_from(p, from);
 	if (res == NOISE_OK_CONFIRMED) {
-		timers_on_handshake_complete(&p->timers, now);
-		p->last_handshake_ns = device_wall_ns(d);
+		peer_on_session_confirmed(p, now);
 		log_packet(LOG_LEVEL_VERBOSE, "handshake complete (responder)");
-		peer_send_staged(p, now);
+		send_staged(p, now);
 	}
-	timers_on_authenticated_received(&p->timers, now);
+	rekey = peer_on_data_opened(p, now, inner_len != 0);
 	/*
 	 * Received bytes count what is delivered (or a keepalive), as the
 	 * kernel counts them: a packet dropped below for its inner header or
@@ -298,7 +279,6 @@ static void receive_data(struct device *d, uint8_t *msg, size_t len, struct endp
 	if (!inner_len) {
 		p->rx_bytes += len;	/* a keepalive */
 	} else {
-		timers_on_data_received(&p->timers, now);
 		version = receive_inner(inner, &inner_len, &src);
 		if (!version) {
 			d->stats.rx_bad_inner++;
@@ -311,9 +291,8 @@ static void receive_data(struct device *d, uint8_t *msg, size_t len, struct endp
 			receive_deliver(d, inner, inner_len);
 		}
 	}
-	if (timers_rekey_on_receive(&p->timers, &p->remote, now))
-		peer_want_handshake(p, now);
-	device_timer_touch(d, timers_next_deadline(&p->timers));
+	if (rekey)
+		send_want_handshake(p, now);
 }
 
 /* One datagram, checked at the edge by length and type, then dispatched. */

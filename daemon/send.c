@@ -22,12 +22,13 @@
  * peer's packets leave in the order they were read.
  */
 #include <linux/virtio_net.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "crypto/bytes.h"
-#include "daemon/device.h"
+#include "crypto/util.h"
 #include "daemon/log.h"
-#include "daemon/peer.h"
+#include "daemon/send.h"
 
 /*
  * The inner packet's IP version and destination address, after checking
@@ -55,10 +56,42 @@ static int send_inner_destination(const uint8_t *pkt, size_t len, const uint8_t 
 }
 
 /*
- * Sends the sealed slots; what the kernel took counts as sent to its peer.
- * The send timers run once per run of a peer's messages, the data-sent one
- * only if the kernel took at least one of them (as the kernel's WireGuard
- * does: a send that failed is no reason to expect an answer).
+ * The one way out: n datagrams, msgs[i] for peers[i] (or all for peer, or
+ * for nobody: a cookie reply).  What the host took counts as sent to its
+ * peer; returns how many it took.
+ */
+static unsigned int send_out(struct device *d, struct udp_msg *msgs, unsigned int n, struct peer *const *peers,
+			     struct peer *peer)
+{
+	unsigned int i, sent = 0;
+
+	if (!n)
+		return 0;
+	d->stats.tx_udp_dropped += d->io.send(d->io.ctx, msgs, n);
+	for (i = 0; i < n; i++) {
+		struct peer *p = peers ? peers[i] : peer;
+
+		if (!msgs[i].sent)
+			continue;
+		sent++;
+		if (p)
+			p->tx_bytes += msgs[i].len;
+	}
+	return sent;
+}
+
+/* A data message was sealed for p: the timers, and a rekey if a rule fired. */
+static void send_sealed(struct peer *p, uint64_t now, bool data, bool sent)
+{
+	if (peer_on_data_sent(p, now, data, sent))
+		send_want_handshake(p, now);
+}
+
+/*
+ * Sends the sealed slots, then tells each peer's timers once per run of its
+ * messages; the data-sent timer starts only if the host took at least one
+ * of them (as the kernel's WireGuard does: a send that failed is no reason
+ * to expect an answer).
  */
 void send_flush(struct device *d, uint64_t now)
 {
@@ -68,19 +101,151 @@ void send_flush(struct device *d, uint64_t now)
 	if (!n)
 		return;
 	d->tx_count = 0;
-	d->stats.tx_udp_dropped += d->io.send(d->io.ctx, d->tx_msgs, n);
+	send_out(d, d->tx_msgs, n, d->tx_peers, NULL);
 	for (i = 0; i < n; i++) {
 		struct peer *p = d->tx_peers[i];
 
-		if (d->tx_msgs[i].sent) {
-			p->tx_bytes += d->tx_msgs[i].len;
-			any = true;
-		}
+		any |= d->tx_msgs[i].sent;
 		if (i + 1 < n && d->tx_peers[i + 1] == p)
 			continue;
-		peer_on_data_sent(p, now, any);
+		send_sealed(p, now, true, any);
 		any = false;
 	}
+}
+
+/* One datagram to p's endpoint (a handshake message or a keepalive). */
+static bool send_one(struct peer *p, uint8_t *data, size_t len)
+{
+	struct udp_msg m = { .data = data, .len = len, .ep = &p->endpoint };
+
+	if (p->endpoint.addr.sa.sa_family == AF_UNSPEC) {
+		p->dev->stats.tx_no_endpoint++;
+		return false;
+	}
+	return send_out(p->dev, &m, 1, NULL, p) == 1;
+}
+
+void send_cookie_reply(struct device *d, uint8_t *reply, size_t len, struct endpoint *to)
+{
+	struct udp_msg m = { .data = reply, .len = len, .ep = to };
+
+	send_out(d, &m, 1, NULL, NULL);
+}
+
+void send_initiation(struct peer *p, uint64_t now)
+{
+	uint8_t msg[MESSAGE_INITIATION_LEN];
+	uint8_t ts[NOISE_TIMESTAMP_LEN];
+	enum noise_result res;
+
+	noise_tai64n(ts, device_wall_ns(p->dev));
+	res = noise_create_initiation(&p->remote, msg, ts, now);
+	if (res != NOISE_OK) {
+		log_packet(LOG_LEVEL_VERBOSE, "cannot create a handshake initiation: %s",
+			   noise_result_str(res));
+		return;
+	}
+	log_packet(LOG_LEVEL_DEBUG, "sending handshake initiation");
+	/* Reported even if the send fails: the retransmission timer retries. */
+	send_one(p, msg, sizeof(msg));
+	peer_on_initiation_sent(p, now);
+}
+
+void send_response(struct peer *p, uint64_t now)
+{
+	uint8_t msg[MESSAGE_RESPONSE_LEN];
+	enum noise_result res;
+
+	res = noise_create_response(&p->remote, msg, now);
+	if (res != NOISE_OK) {
+		log_packet(LOG_LEVEL_VERBOSE, "cannot create a handshake response: %s",
+			   noise_result_str(res));
+		return;
+	}
+	send_one(p, msg, sizeof(msg));
+	crypto_wipe(msg, sizeof(msg));
+	peer_on_response_sent(p, now);
+}
+
+void send_want_handshake(struct peer *p, uint64_t now)
+{
+	if (!p->dev->up)
+		return;
+	if (timers_want_initiation(&p->timers, now))
+		send_initiation(p, now);
+	peer_deadline(p);
+}
+
+void send_keepalive(struct peer *p, uint64_t now)
+{
+	uint8_t msg[MESSAGE_DATA_OVERHEAD];
+
+	if (p->staged.count) {
+		send_staged(p, now);
+		return;
+	}
+	if (noise_seal(&p->remote, msg, 0, now) != NOISE_OK) {
+		send_want_handshake(p, now);
+		return;
+	}
+	send_sealed(p, now, false, send_one(p, msg, sizeof(msg)));
+}
+
+/*
+ * Sends the n sealed staged packets of the batch, then frees their buffers
+ * (ciphertext by then: no wipe needed) and empties the batch; returns how
+ * many the host took.
+ */
+static unsigned int send_staged_batch(struct peer *p, struct udp_msg *msgs, struct peer_staged_packet **bufs,
+				      unsigned int *n)
+{
+	unsigned int i, sent = send_out(p->dev, msgs, *n, NULL, p);
+
+	for (i = 0; i < *n; i++)
+		free(bufs[i]);
+	*n = 0;
+	return sent;
+}
+
+/*
+ * Seals the staged packets in order, in batches; an oversize one goes on
+ * its own after the batch before it, so the peer receives them in order.
+ */
+void send_staged(struct peer *p, uint64_t now)
+{
+	struct peer_staged *q = &p->staged;
+	struct udp_msg msgs[PACKET_BATCH];
+	struct peer_staged_packet *bufs[PACKET_BATCH];
+	unsigned int n = 0, sealed = 0, sent = 0;
+
+	if (!q->count || p->endpoint.addr.sa.sa_family == AF_UNSPEC)
+		return;
+	while (q->count) {
+		struct peer_staged_packet *sp = q->head;
+		bool large = sp->len > PACKET_MAX_INNER;
+		size_t len = device_padded_len(p->dev, sp->len);
+
+		if (large)
+			sent += send_staged_batch(p, msgs, bufs, &n);
+		memset(sp->buf + MESSAGE_DATA_HEADER_LEN + sp->len, 0, len - sp->len);
+		if (noise_seal(&p->remote, sp->buf, len, now) != NOISE_OK)
+			break;
+		peer_staged_pop(q);
+		msgs[n].data = sp->buf;
+		msgs[n].len = len + MESSAGE_DATA_OVERHEAD;
+		msgs[n].ep = &p->endpoint;
+		bufs[n] = sp;
+		n++;
+		sealed++;
+		if (large || n == PACKET_BATCH)
+			sent += send_staged_batch(p, msgs, bufs, &n);
+	}
+	sent += send_staged_batch(p, msgs, bufs, &n);
+	if (sealed)
+		send_sealed(p, now, true, sent > 0);
+	/* A keypair that could not seal them all: a new session is needed. */
+	if (q->count)
+		send_want_handshake(p, now);
 }
 
 /*
@@ -128,7 +293,7 @@ static size_t send_seal(struct device *d, struct peer *p, uint8_t *buf, size_t l
 	if (p->staged.count || noise_seal(&p->remote, buf, padded, now) != NOISE_OK) {
 		/* Behind staged packets or without a session: wait for one. */
 		peer_stage(p, inner, len);
-		peer_want_handshake(p, now);
+		send_want_handshake(p, now);
 		return 0;
 	}
 	return padded + MESSAGE_DATA_OVERHEAD;
@@ -184,11 +349,7 @@ static void send_large(struct device *d, size_t len, uint64_t now)
 	if (!n)
 		return;
 	msg = (struct udp_msg){ .data = buf, .len = n, .ep = &p->endpoint };
-	if (d->io.send(d->io.ctx, &msg, 1))
-		d->stats.tx_udp_dropped++;
-	else
-		p->tx_bytes += n;
-	peer_on_data_sent(p, now, msg.sent);
+	send_sealed(p, now, true, send_out(d, &msg, 1, NULL, p) == 1);
 }
 
 /* A whole packet of len bytes from elsewhere: into its slot or the large buffer. */
