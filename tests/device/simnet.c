@@ -75,6 +75,15 @@ static void sim_enqueue(struct sim_net *n, struct sim_dev *from, struct sim_dev 
 	if (!g->data)
 		abort();
 	memcpy(g->data, data, len);
+	g->corrupt = false;
+	if (n->late_pct && n->late_ns && !n->clean[from->id][to->id] && sim_rand(&n->rng) % 100 < n->late_pct)
+		g->at += sim_rand(&n->rng) % n->late_ns;
+	if (len && n->corrupt_pct && !n->clean[from->id][to->id] && sim_rand(&n->rng) % 100 < n->corrupt_pct) {
+		g->data[sim_rand(&n->rng) % len] ^= (uint8_t)(1u << (sim_rand(&n->rng) % 8));
+		g->corrupt = true;
+	}
+	if (n->qlen > n->qmax)
+		n->qmax = n->qlen;
 }
 
 /* ---- the seam, in memory ---- */
@@ -112,7 +121,8 @@ static unsigned int sim_io_send(void *ctx, struct udp_msg *msgs, unsigned int co
 		if (n->on_send)
 			n->on_send(n, d, &msgs[i]);
 		to = sim_find(n, msgs[i].ep);
-		if (!to || n->cut[d->id][to->id] || (n->drop_pct && sim_rand(&n->rng) % 100 < n->drop_pct)) {
+		if (!to || n->cut[d->id][to->id] ||
+		    (n->drop_pct && !n->clean[d->id][to->id] && sim_rand(&n->rng) % 100 < n->drop_pct)) {
 			n->dropped++;
 			continue;
 		}
@@ -328,6 +338,14 @@ static void sim_deliver(struct sim_net *n, size_t k)
 	unsigned int count;
 
 	n->q[k] = n->q[--n->qlen];
+	if (to->asleep) {
+		/* a suspended host reads nothing: the datagram is lost */
+		n->dropped++;
+		free(g.data);
+		return;
+	}
+	if (n->on_deliver)
+		n->on_deliver(n, to, &g);
 	msgs = device_rx_buffers(to->dev, &count);
 	if (count && g.len <= msgs[0].len) {
 		memcpy(msgs[0].data, g.data, g.len);
@@ -343,37 +361,45 @@ static void sim_deliver(struct sim_net *n, size_t k)
 	free(g.data);
 }
 
+bool sim_step(struct sim_net *n, uint64_t until)
+{
+	uint64_t next = UINT64_MAX;
+	size_t k, best = 0;
+	unsigned int i, dev = SIM_MAX_DEVS;
+
+	for (k = 0; k < n->qlen; k++) {
+		if (n->q[k].at < next || (n->q[k].at == next && n->q[k].seq < n->q[best].seq)) {
+			next = n->q[k].at;
+			best = k;
+		}
+	}
+	for (i = 0; i < n->ndevs; i++) {
+		if (!n->devs[i].asleep && n->devs[i].deadline < next) {
+			next = n->devs[i].deadline;
+			dev = i;
+		}
+	}
+	if (next > until || next == UINT64_MAX)
+		return false;
+	if (next > n->now)
+		n->now = next;
+	n->events++;
+	if (dev < SIM_MAX_DEVS) {
+		n->devs[dev].deadline = UINT64_MAX;	/* forgotten as it fires (io.h) */
+		device_run_timers(n->devs[dev].dev, n->now);
+	} else {
+		sim_deliver(n, best);
+	}
+	return true;
+}
+
 void sim_run(struct sim_net *n, uint64_t until)
 {
 	unsigned long events;
 
 	for (events = 0; events < SIM_MAX_EVENTS; events++) {
-		uint64_t next = UINT64_MAX;
-		size_t k, best = 0;
-		unsigned int i, dev = SIM_MAX_DEVS;
-
-		for (k = 0; k < n->qlen; k++) {
-			if (n->q[k].at < next || (n->q[k].at == next && n->q[k].seq < n->q[best].seq)) {
-				next = n->q[k].at;
-				best = k;
-			}
-		}
-		for (i = 0; i < n->ndevs; i++) {
-			if (n->devs[i].deadline < next) {
-				next = n->devs[i].deadline;
-				dev = i;
-			}
-		}
-		if (next > until)
+		if (!sim_step(n, until))
 			break;
-		if (next > n->now)
-			n->now = next;
-		if (dev < SIM_MAX_DEVS) {
-			n->devs[dev].deadline = UINT64_MAX;	/* forgotten as it fires (io.h) */
-			device_run_timers(n->devs[dev].dev, n->now);
-		} else {
-			sim_deliver(n, best);
-		}
 	}
 	if (events == SIM_MAX_EVENTS)
 		abort();	/* a livelock: the test's bound */

@@ -36,6 +36,7 @@ struct sim_dev {
 	uint64_t deadline;
 	uint64_t rng;
 	bool fail_send;			/* the host refuses to send (sendmmsg fails) */
+	bool asleep;			/* suspended: no timers run, datagrams to it are lost */
 	/* what reached the TUN device */
 	unsigned long tun_packets;
 	uint8_t last[2048];
@@ -49,6 +50,7 @@ struct sim_dgram {
 	struct endpoint from;		/* as the receiver sees it */
 	size_t len;
 	uint8_t *data;
+	bool corrupt;			/* one byte flipped on the way */
 };
 
 struct sim_net {
@@ -60,13 +62,20 @@ struct sim_net {
 	struct sim_dgram *q;		/* in flight */
 	size_t qlen, qcap;
 	/* faults: percentages, a delay with jitter, cut links */
-	unsigned int drop_pct, dup_pct;
+	unsigned int drop_pct, dup_pct, corrupt_pct;
 	uint64_t delay_ns, jitter_ns;
+	unsigned int late_pct;		/* held back by up to late_ns more (a stale path) */
+	uint64_t late_ns;
 	bool cut[SIM_MAX_DEVS][SIM_MAX_DEVS];	/* from, to */
+	bool clean[SIM_MAX_DEVS][SIM_MAX_DEVS];	/* from, to: no drop, corruption or lateness */
 	unsigned long sent, delivered, dropped;
+	unsigned long events;		/* run by sim_step() */
+	size_t qmax;			/* the most datagrams ever in flight */
 	/* hooks for tests: every datagram sent, every packet to a TUN */
 	void (*on_send)(struct sim_net *n, struct sim_dev *from, const struct udp_msg *m);
 	void (*on_tun)(struct sim_net *n, struct sim_dev *to, const uint8_t *pkt, size_t len);
+	/* every datagram about to be handed to its device (not to a sleeping one) */
+	void (*on_deliver)(struct sim_net *n, struct sim_dev *to, const struct sim_dgram *g);
 	void *user;
 };
 
@@ -93,6 +102,12 @@ bool sim_get_peer(struct sim_dev *d, const struct sim_dev *p, struct config_peer
  */
 void sim_send_inner(struct sim_dev *from, const struct sim_dev *to, const uint8_t *payload, size_t len);
 
+/*
+ * Runs the one next event (a delivery, or a deadline of a device that is
+ * not asleep) if it is due by until, advancing the clock to it; false if
+ * there is none (the clock is left alone).
+ */
+bool sim_step(struct sim_net *n, uint64_t until);
 /* Runs events (deliveries, deadlines) up to time until; the clock ends there. */
 void sim_run(struct sim_net *n, uint64_t until);
 /* Runs until nothing is in flight, at most for span. */
