@@ -31,6 +31,7 @@
 #include "crypto/bytes.h"
 #include "crypto/util.h"
 #include "daemon/core/cookie.h"
+#include "daemon/ip.h"
 #include "daemon/log.h"
 #include "daemon/receive.h"
 #include "daemon/send.h"
@@ -181,30 +182,13 @@ static void receive_handshake(struct device *d, enum message_type type, uint8_t 
  */
 static int receive_inner(const uint8_t *pkt, size_t *len, const uint8_t **src)
 {
+	const uint8_t *dst;
 	size_t ip_len;
+	int version = ip_parse(pkt, *len, &ip_len, src, &dst);
 
-	switch (pkt[0] >> 4) {
-	case 4:
-		if (*len < 20)
-			return 0;
-		ip_len = be16_load(pkt + 2);
-		if (ip_len < 20 || ip_len > *len)
-			return 0;
-		*src = pkt + 12;
+	if (version)
 		*len = ip_len;
-		return 4;
-	case 6:
-		if (*len < 40)
-			return 0;
-		ip_len = (size_t)be16_load(pkt + 4) + 40;
-		if (ip_len > *len)
-			return 0;
-		*src = pkt + 8;
-		*len = ip_len;
-		return 6;
-	default:
-		return 0;
-	}
+	return version;
 }
 
 static void receive_tun_result(struct device *d, int ret)

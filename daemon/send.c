@@ -27,6 +27,7 @@
 
 #include "crypto/bytes.h"
 #include "crypto/util.h"
+#include "daemon/ip.h"
 #include "daemon/log.h"
 #include "daemon/send.h"
 
@@ -37,22 +38,13 @@
  */
 static int send_inner_destination(const uint8_t *pkt, size_t len, const uint8_t **dst)
 {
-	if (len < 1)
+	const uint8_t *src;
+	size_t ip_len;
+	int version = ip_parse(pkt, len, &ip_len, &src, dst);
+
+	if (!version || ip_len != len)
 		return 0;
-	switch (pkt[0] >> 4) {
-	case 4:
-		if (len < 20 || be16_load(pkt + 2) != len)
-			return 0;
-		*dst = pkt + 16;
-		return 4;
-	case 6:
-		if (len < 40 || (size_t)be16_load(pkt + 4) + 40 != len)
-			return 0;
-		*dst = pkt + 24;
-		return 6;
-	default:
-		return 0;
-	}
+	return version;
 }
 
 /*
