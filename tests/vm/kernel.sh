@@ -321,6 +321,15 @@ print("%s.%s" % (sec, nsec))
 ' "/var/run/wireguard/$HIF.sock" "$hex"
 }
 
+# udp_in WHERE: UDP datagrams received so far (Udp InDatagrams of
+# /proc/net/snmp) in the host namespace or the guest; proves that hostile
+# datagrams did arrive.
+udp_in() {
+	local snmp
+	if [ "$1" = host ]; then snmp=$(vm_h cat /proc/net/snmp); else snmp=$(vm_g 10 "cat /proc/net/snmp"); fi
+	printf '%s\n' "$snmp" | awk '$1 == "Udp:" && $2 ~ /^[0-9]+$/ { print $2; exit }'
+}
+
 # snapshot: what hostile datagrams must not change on the daemon's side.
 snapshot() {
 	printf '%s %s %s\n' "$(hs_ns)" "$(vm_hfield 3)" "$(nt_rx_packets "$HIF")"
@@ -331,13 +340,14 @@ snapshot() {
 # random contents.  The daemon stays up, its session, endpoint and TUN
 # counters do not move, and the tunnel works without a new handshake.
 sc_junk() {
-	local before after
+	local before after u0 u1 out n
 	vm_both_ways "before"
 	before=$(snapshot)
-	vm_g_ok 120 "HOST=$HOST4 PORT=$NT_PORT NC=$G_NC
+	u0=$(udp_in host)
+	out=$(vm_g 120 "HOST=$HOST4 PORT=$NT_PORT NC=$G_NC
 $(cat <<'EOF'
 n=0
-for len in 0 1 3 4 31 32 33 47 48 63 64 65 91 92 93 147 148 149 200 1000 1400; do
+for len in 1 3 4 31 32 33 47 48 63 64 65 91 92 93 147 148 149 200 1000 1400; do
 	head -c $len /dev/urandom >/tmp/j.$n
 	$NC -u -w 1 -q 0 $HOST $PORT </tmp/j.$n 2>/dev/null &
 	n=$((n + 1))
@@ -353,8 +363,13 @@ wait
 rm -f /tmp/j.*
 echo "sent $n junk datagrams"
 EOF
-)" "junk from the guest"
+)") || nt_fail "sending junk from the guest: $out"
+	nt_log "$out"
+	n=${out#sent }
+	n=${n%% *}
 	vm_daemon_alive || nt_fail "the daemon died under junk"
+	u1=$(udp_in host)
+	[ $((u1 - u0)) -ge "$n" ] || nt_fail "only $((u1 - u0)) of the $n junk datagrams arrived"
 	after=$(snapshot)
 	[ "$after" = "$before" ] || nt_fail "junk changed the daemon's state (handshake endpoint rx-packets): '$before' -> '$after'"
 	vm_both_ways "after the junk"
@@ -368,7 +383,7 @@ EOF
 # the initiation's timestamp, section 5.1), nothing is delivered twice, and
 # the session stays.
 sc_replay() {
-	local cap=$NT_TMP/replay.jsonl sniffer before after g0 g1
+	local cap=$NT_TMP/replay.jsonl sniffer before after g0 g1 hu0 hu1 gu0 gu1 n_out n_in
 	nt_bg "$HNS" "$NT_PY" "$VM_DIR/pkt.py" sniff "$TAP" "$NT_PORT" "$cap" "$NT_TMP/sniffing" 60
 	sniffer=$NT_BG_PID
 	nt_until "$NT_TIMEOUT" test -e "$NT_TMP/sniffing" || nt_fail "sniffer did not start"
@@ -379,8 +394,17 @@ sc_replay() {
 	nt_log "captured $(wc -l <"$cap") datagrams"
 	before=$(snapshot)
 	g0=$(vm_g 10 "cat /sys/class/net/wg0/statistics/rx_packets; wg show wg0 latest-handshakes" | tr '\n\t' '  ')
-	vm_h "$NT_PY" "$VM_DIR/pkt.py" replay "$cap" "$TAP" || nt_fail "replay failed"
+	hu0=$(udp_in host)
+	gu0=$(udp_in guest)
+	vm_h "$NT_PY" "$VM_DIR/pkt.py" replay "$cap" "$TAP" >"$NT_TMP/replay.out" || nt_fail "replay failed"
+	cat "$NT_TMP/replay.out"
+	read -r _ n_out _ _ _ _ n_in _ <"$NT_TMP/replay.out"
+	[ "$n_out" -ge 5 ] && [ "$n_in" -ge 5 ] || nt_fail "too few datagrams captured to replay"
 	sleep 0.5
+	hu1=$(udp_in host)
+	gu1=$(udp_in guest)
+	[ $((hu1 - hu0)) -ge "$n_in" ] || nt_fail "only $((hu1 - hu0)) of $n_in replays reached the host's UDP"
+	[ $((gu1 - gu0)) -ge "$n_out" ] || nt_fail "only $((gu1 - gu0)) of $n_out replays reached the guest's UDP"
 	vm_daemon_alive || nt_fail "the daemon died"
 	after=$(snapshot)
 	g1=$(vm_g 10 "cat /sys/class/net/wg0/statistics/rx_packets; wg show wg0 latest-handshakes" | tr '\n\t' '  ')

@@ -75,7 +75,7 @@ vm_boot() {
 	ip -n "$HNS" link set "$TAP" up
 	local t0=$SECONDS
 	nt_bg "$HNS" qemu-system-x86_64 -accel tcg -nographic -m "$VM_MEM" -smp 1 -no-reboot \
-		-kernel "$KERNEL" -initrd "$INITRD" -append "console=ttyS0 panic=-1 quiet" \
+		-kernel "$KERNEL" -initrd "$INITRD" -append "console=ttyS0 panic=-1 loglevel=6" \
 		-serial "file:$NT_TMP/console.log" \
 		-chardev "socket,id=cmd,path=$VM_SOCK,server=on,wait=off" -serial chardev:cmd \
 		-monitor none -device virtio-rng-pci \

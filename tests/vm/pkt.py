@@ -16,7 +16,9 @@
       SECONDS; creates READY once the socket is bound.
 
   pkt.py replay CAPTURE IFACE
-      Send every captured datagram again, exactly: frames that left through
+      Send every captured datagram again, exactly (only the IPv4 and UDP
+      checksums are computed afresh, as offload may have left them
+      partial when captured): frames that left through
       IFACE leave through it again (AF_PACKET, toward the guest); datagrams
       that arrived on IFACE are handed to the local stack again from their
       real source (raw IPv4 socket, IP_HDRINCL).  Prints the counts.
@@ -95,6 +97,32 @@ def udp_ports(frame):
     return ip, sport, dport
 
 
+def csum(data):
+    if len(data) % 2:
+        data += b"\x00"
+    t = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while t >> 16:
+        t = (t & 0xFFFF) + (t >> 16)
+    return ~t & 0xFFFF
+
+
+def fix_checksums(ip):
+    """The IPv4 packet with its header and UDP checksums computed: a frame
+    captured on the tap may carry a partial checksum left for offload."""
+    ip = bytearray(ip)
+    ihl = (ip[0] & 15) * 4
+    total = struct.unpack("!H", ip[2:4])[0]
+    ip = ip[:total]
+    ip[10:12] = b"\x00\x00"
+    ip[10:12] = struct.pack("!H", csum(bytes(ip[:ihl])))
+    udp = ip[ihl:]
+    udp[6:8] = b"\x00\x00"
+    pseudo = bytes(ip[12:20]) + struct.pack("!BBH", 0, 17, len(udp))
+    c = csum(pseudo + bytes(udp)) or 0xFFFF
+    ip[ihl + 6:ihl + 8] = struct.pack("!H", c)
+    return bytes(ip)
+
+
 def sniff(iface, port, out, ready, seconds):
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
     s.bind((iface, 0))
@@ -128,11 +156,11 @@ def replay(capture, iface):
         for line in f:
             r = json.loads(line)
             frame = bytes.fromhex(r["frame"])
+            ip = fix_checksums(udp_ports(frame)[0])
             if r["out"]:
-                link.send(frame)
+                link.send(frame[:14] + ip)
                 n_out += 1
             else:
-                ip = udp_ports(frame)[0]
                 raw.sendto(ip, (socket.inet_ntoa(ip[16:20]), 0))
                 n_in += 1
             time.sleep(0.002)
