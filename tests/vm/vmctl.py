@@ -4,7 +4,9 @@
 
   vmctl.py SOCKET SECONDS SCRIPT
       Run SCRIPT (sh) in the guest, killed there after SECONDS; print its
-      output (stdout and stderr together) and exit with its status.  Exits
+      output (stdout and stderr together) and exit with its status.  The
+      request goes again, with the same nonce, while the guest has not
+      acknowledged it (the guest runs a nonce once).  Exits
       124 if no reply came within SECONDS + 10 (the channel is then unusable
       until the guest has answered, which later requests wait out: each reply
       carries its request's nonce, and others are skipped).
@@ -24,8 +26,13 @@ import sys
 import time
 
 
+ACK_TIMEOUT = 2.0  # s before a request is sent again
+
+
 def request(sock_path, secs, script, deadline):
-    """(status, output bytes) or None if no reply by the deadline."""
+    """(status, output bytes) or None if no reply by the deadline.  The
+    request goes again (same nonce; the guest runs it once) each time no
+    acknowledgement has come within ACK_TIMEOUT."""
     nonce = os.urandom(8).hex()
     line = "%s %d %s\n" % (nonce, secs, base64.b64encode(script.encode()).decode())
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -33,12 +40,22 @@ def request(sock_path, secs, script, deadline):
     try:
         s.connect(sock_path)
         s.sendall(line.encode())
+        resend = time.monotonic() + ACK_TIMEOUT
+        acked = False
         buf = b""
         body = None
         while time.monotonic() < deadline:
-            r, _, _ = select.select([s], [], [], max(0.0, deadline - time.monotonic()))
+            wait = deadline - time.monotonic()
+            if not acked:
+                wait = min(wait, resend - time.monotonic())
+            r, _, _ = select.select([s], [], [], max(0.0, wait))
             if not r:
-                break
+                if not acked and time.monotonic() >= resend:
+                    # The newline first ends whatever part of a line the
+                    # guest may hold; it skips lines that are not requests.
+                    s.sendall(b"\n" + line.encode())
+                    resend = time.monotonic() + ACK_TIMEOUT
+                continue
             d = s.recv(65536)
             if not d:
                 break
@@ -47,7 +64,9 @@ def request(sock_path, secs, script, deadline):
                 ln, buf = buf.split(b"\n", 1)
                 ln = ln.strip(b"\r").decode("ascii", "replace")
                 f = ln.split()
-                if len(f) == 2 and f[0] == "BEGIN" and f[1] == nonce:
+                if len(f) == 2 and f[0] == "ACK" and f[1] == nonce:
+                    acked = True
+                elif len(f) == 2 and f[0] == "BEGIN" and f[1] == nonce:
                     body = []
                 elif len(f) == 3 and f[0] == "END" and f[1] == nonce and body is not None:
                     return int(f[2]), base64.b64decode("".join(body))
