@@ -78,7 +78,7 @@ vm_boot() {
 		-kernel "$KERNEL" -initrd "$INITRD" -append "console=ttyS0 panic=-1 loglevel=6" \
 		-serial "file:$NT_TMP/console.log" \
 		-chardev "socket,id=cmd,path=$VM_SOCK,server=on,wait=off" -serial chardev:cmd \
-		-monitor none -device virtio-rng-pci \
+		-monitor none -device virtio-rng-pci -global virtio-net-pci.romfile= \
 		-nic "tap,ifname=$TAP,script=no,downscript=no,model=virtio-net-pci" \
 		</dev/null >"$NT_TMP/qemu.log" 2>&1
 	VM_QEMU=$NT_BG_PID

@@ -8,7 +8,8 @@
       needs nothing but the responder's public key PUBKEY (base64); the
       ephemeral key, the encrypted static and timestamp are random, so a
       responder that is not under load does a Diffie-Hellman for each and
-      then rejects it.  Writes the number sent to OUT.
+      then rejects it.  Writes the number sent and the seconds taken to OUT
+      when done or on SIGTERM.
 
   pkt.py sniff IFACE PORT OUT READY SECONDS
       Record every IPv4 UDP datagram to or from PORT on IFACE (AF_PACKET, both
@@ -67,9 +68,11 @@ def flood(pub_b64, dst, port, seconds, rate, out):
     # within a short window; sending is then only a syscall each.
     pool = [initiation(key) for _ in range(4096)]
     sent = 0
+    stop = [False]
+    signal.signal(signal.SIGTERM, lambda *_: stop.__setitem__(0, True))
     t0 = time.monotonic()
     end = t0 + seconds
-    while True:
+    while not stop[0]:
         now = time.monotonic()
         if now >= end:
             break
@@ -82,7 +85,7 @@ def flood(pub_b64, dst, port, seconds, rate, out):
             sent += 1
         time.sleep(0.001)
     with open(out, "w") as f:
-        f.write("%d\n" % sent)
+        f.write("%d %.1f\n" % (sent, time.monotonic() - t0))
 
 
 def udp_ports(frame):
