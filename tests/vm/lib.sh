@@ -1,0 +1,240 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+#
+# The VM tests' harness, on top of tests/net/lib.sh (names, daemons, keys,
+# cleanup): one network namespace "h" on the host with a tap device, and a
+# qemu guest (TCG) running Debian 12's kernel whose virtio NIC is that tap;
+# the kernel's WireGuard in the guest is the reference peer of the daemon
+# under test, which runs in the namespace.
+#
+#   host namespace: tap   192.0.2.1/24   fd00:1::1/64   (outer)
+#                   HIF   198.51.100.1   fd00:2::1      (the daemon's TUN)
+#   guest:          eth0  192.0.2.2/24   fd00:1::2/64
+#                   wg0   198.51.100.2   fd00:2::2      (the kernel's WireGuard)
+#
+# Both listen on NT_PORT; MTU 1420 inside, 1500 outside.  Commands run in the
+# guest over a serial line (tests/vm/init, tests/vm/vmctl.py); the kernel's
+# console goes to $NT_TMP/console.log.  Cleanup (tests/net/lib.sh's EXIT
+# trap) kills qemu and the daemon by PID and deletes the namespace, with the
+# tap in it.
+
+. "$(dirname "${BASH_SOURCE[0]}")/../net/lib.sh"
+
+VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+VM_MEM=${VM_MEM:-384}
+VM_BOOT_TIMEOUT=${VM_BOOT_TIMEOUT:-120}	# s; TCG on a busy machine
+# Guest programs by path: busybox's sh runs its own applets before PATH.
+G_PING=/usr/bin/ping
+G_IP=/usr/sbin/ip
+G_NC=/usr/bin/nc.openbsd
+
+HOST4=192.0.2.1
+HOST6=fd00:1::1
+GUEST4=192.0.2.2
+GUEST6=fd00:1::2
+HIN4=198.51.100.1
+HIN6=fd00:2::1
+GIN4=198.51.100.2
+GIN6=fd00:2::2
+
+# vm_g SECONDS SCRIPT: run SCRIPT in the guest (sh), killed there after
+# SECONDS; its output on stdout, its status returned.
+vm_g() {
+	"$NT_PY" "$VM_DIR/vmctl.py" "$VM_SOCK" "$1" "$2"
+}
+
+# vm_g_ok SECONDS SCRIPT WHAT: as vm_g, failing the test with the output.
+vm_g_ok() {
+	local out
+	out=$(vm_g "$1" "$2" 2>&1) || nt_fail "$3 (in the guest, status $?): $out"
+	[ -z "$out" ] || printf '%s\n' "$out"
+}
+
+# vm_h COMMAND...: a command in the host namespace, bounded in time.
+vm_h() {
+	nt_x "$HNS" "$@"
+}
+
+# vm_boot ROLE: the namespace, the tap, the guest booted and its command
+# channel answering, the daemon ROLE (wgd or wireguard-go) as HIF, the keys;
+# then vm_reset configures both sides.
+vm_boot() {
+	local img
+	nt_need qemu-system-x86_64 ip wg "$NT_PY" iperf3 nft
+	img=$("$VM_DIR/image.sh") || nt_fail "tests/vm/image.sh could not make the guest image"
+	eval "$img"
+	HNS=$(nt_name "" h)
+	TAP=$(nt_name t h)
+	HIF=$(nt_name wg h)
+	VM_ROLE=$1
+	VM_SOCK=$NT_TMP/cmd.sock
+	nt_netns "$HNS"
+	ip -n "$HNS" tuntap add dev "$TAP" mode tap || nt_fail "tap $TAP"
+	ip -n "$HNS" addr add "$HOST4/24" dev "$TAP"
+	ip -n "$HNS" addr add "$HOST6/64" dev "$TAP" nodad
+	ip -n "$HNS" link set "$TAP" up
+	local t0=$SECONDS
+	nt_bg "$HNS" qemu-system-x86_64 -accel tcg -nographic -m "$VM_MEM" -smp 1 -no-reboot \
+		-kernel "$KERNEL" -initrd "$INITRD" -append "console=ttyS0 panic=-1 loglevel=6" \
+		-serial "file:$NT_TMP/console.log" \
+		-chardev "socket,id=cmd,path=$VM_SOCK,server=on,wait=off" -serial chardev:cmd \
+		-monitor none -device virtio-rng-pci -global virtio-net-pci.romfile= \
+		-nic "tap,ifname=$TAP,script=no,downscript=no,model=virtio-net-pci" \
+		</dev/null >"$NT_TMP/qemu.log" 2>&1
+	VM_QEMU=$NT_BG_PID
+	if ! "$NT_PY" "$VM_DIR/vmctl.py" "$VM_SOCK" --wait "$VM_BOOT_TIMEOUT"; then
+		echo "---- qemu ----" >&2
+		tail -n 20 "$NT_TMP/qemu.log" >&2
+		echo "---- console ----" >&2
+		tail -n 40 "$NT_TMP/console.log" >&2
+		nt_fail "the guest did not answer on its command channel within ${VM_BOOT_TIMEOUT}s"
+	fi
+	nt_ok "guest ($KVER) booted in $((SECONDS - t0)) s, qemu pid $VM_QEMU"
+	vm_g_ok 10 "test -d /sys/module/wireguard && test -e /sys/class/net/eth0" \
+		"the guest has no wireguard module or no eth0 (see $NT_TMP/console.log)"
+	# Until then the kernel's WireGuard drops handshake messages.
+	nt_until 30 vm_g 5 "dmesg | grep -q 'crng init done'" ||
+		nt_fail "the guest's random number generator is not initialized 30 s after boot"
+	vm_g_ok 20 "
+		set -e
+		$G_IP link set eth0 up
+		$G_IP addr add $GUEST4/24 dev eth0
+		$G_IP addr add $GUEST6/64 dev eth0 nodad
+		$G_IP link add wg0 type wireguard
+		$G_IP link set wg0 mtu $NT_MTU
+		$G_IP addr add $GIN4/24 dev wg0
+		$G_IP addr add $GIN6/64 dev wg0 nodad
+		$G_IP link set wg0 up
+		mkdir -p /run/bg" "guest network setup"
+	nt_until "$NT_TIMEOUT" vm_h ping -c 1 -W 1 "$GUEST4" || nt_fail "no outer IPv4 between host and guest"
+	nt_until "$NT_TIMEOUT" vm_h ping -6 -c 1 -W 1 "$GUEST6" || nt_fail "no outer IPv6 between host and guest"
+	nt_daemon "$HNS" "$HIF" "$VM_ROLE"
+	nt_keys "$HIF"
+	nt_keys guest
+	GKEY=$(cat "${NT_PRIV[guest]}")
+	GPUB=${NT_PUB[guest]}
+	HPUB=${NT_PUB[$HIF]}
+	nt_addr "$HIF" "$HIN4/24" "$HIN6/64"
+	vm_reset
+}
+
+# vm_host_conf [ENDPOINT]: the daemon's configuration (wg setconf format);
+# peer endpoint ENDPOINT (default the guest's IPv4 one; "none" for none).
+vm_host_conf() {
+	local ep=${1:-$GUEST4:$NT_PORT}
+	printf '[Interface]\nPrivateKey = %s\nListenPort = %s\n\n' "$(cat "${NT_PRIV[$HIF]}")" "$NT_PORT"
+	printf '[Peer]\nPublicKey = %s\nAllowedIPs = %s/32, %s/128\n' "$GPUB" "$GIN4" "$GIN6"
+	[ "$ep" = none ] || printf 'Endpoint = %s\n' "$ep"
+}
+
+# vm_guest_setconf [ENDPOINT]: the same for the guest's wg0, applied there.
+vm_guest_setconf() {
+	local ep=${1:-$HOST4:$NT_PORT} epl=
+	[ "$ep" = none ] || epl="Endpoint = $ep"
+	vm_g_ok 10 "cat >/run/wg0.conf <<EOF
+[Interface]
+PrivateKey = $GKEY
+ListenPort = $NT_PORT
+
+[Peer]
+PublicKey = $HPUB
+AllowedIPs = $HIN4/32, $HIN6/128
+$epl
+EOF
+wg setconf wg0 /run/wg0.conf" "wg setconf wg0"
+}
+
+# vm_host_setconf [ENDPOINT]
+vm_host_setconf() {
+	vm_host_conf "$@" >"$NT_TMP/host.conf"
+	nt_wg "$HIF" setconf "$HIF" "$NT_TMP/host.conf" || nt_fail "wg setconf $HIF"
+}
+
+# vm_reset: the state every scenario starts from: both sides configured as
+# above, IPv4 endpoints, no session, no background jobs in the guest, the
+# guest's outer addresses and port as at boot.
+vm_reset() {
+	vm_g_ok 20 "
+		for f in /run/bg/*.pid; do [ -e \"\$f\" ] && kill \$(cat \"\$f\") 2>/dev/null; rm -f \"\$f\"; done
+		$G_IP addr flush dev eth0
+		$G_IP addr add $GUEST4/24 dev eth0
+		$G_IP addr add $GUEST6/64 dev eth0 nodad
+		true" "guest reset"
+	GKEY=$(cat "${NT_PRIV[guest]}")
+	GPUB=${NT_PUB[guest]}
+	HPUB=${NT_PUB[$HIF]}
+	vm_guest_setconf
+	vm_host_setconf
+}
+
+# vm_dump_host: the peer line of the daemon's "wg show dump" (the guest's peer):
+# public-key psk endpoint allowed-ips latest-handshake rx tx keepalive
+vm_dump_host() {
+	nt_wg "$HIF" show "$HIF" dump | awk -v k="$GPUB" 'NR > 1 && $1 == k'
+}
+
+# vm_dump_guest: the same line from the guest's wg0 (the daemon's peer).
+vm_dump_guest() {
+	vm_g 10 "wg show wg0 dump" | awk -v k="$HPUB" 'NR > 1 && $1 == k'
+}
+
+# vm_hfield N / vm_gfield N: field N of those lines.
+vm_hfield() { vm_dump_host | awk -v n="$1" '{ print $n }'; }
+vm_gfield() { vm_dump_guest | awk -v n="$1" '{ print $n }'; }
+
+# vm_hping DST [PING-ARGS...]: one echo from the host namespace within three
+# tries of 3 s (the first may wait for a handshake).
+vm_hping() {
+	local dst=$1 i
+	shift
+	for ((i = 0; i < 3; i++)); do
+		vm_h ping -q -c 1 -W 3 "$@" "$dst" >/dev/null 2>&1 && return 0
+	done
+	return 1
+}
+
+# vm_gping DST [PING-ARGS...]: the same from the guest.
+vm_gping() {
+	local dst=$1
+	shift
+	vm_g 20 "for i in 1 2 3; do $G_PING -q -c 1 -W 3 $* $dst >/dev/null 2>&1 && exit 0; done; exit 1" >/dev/null
+}
+
+# vm_both_ways WHAT: IPv4 and IPv6 inner pings in both directions.
+vm_both_ways() {
+	vm_hping "$GIN4" || nt_fail "ping host -> guest $1"
+	vm_hping "$GIN6" -6 || nt_fail "ping6 host -> guest $1"
+	vm_gping "$HIN4" || nt_fail "ping guest -> host $1"
+	vm_gping "$HIN6" -6 || nt_fail "ping6 guest -> host $1"
+}
+
+# vm_now_ms: host wall clock in ms (the guest's clock starts from the same
+# RTC; handshake times are wall-clock seconds on both sides).
+vm_now_ms() { date +%s%3N; }
+
+# vm_first_reply_ms WHERE DST SECONDS [PING-ARGS...]: milliseconds until
+# the first echo from DST comes back, pinging every 0.1 s from WHERE ("host"
+# or "guest") for at most SECONDS; empty if none.  Measured by ping itself,
+# so the command channel's delay does not count: (sequence number of the
+# first reply - 1) * 0.1 s + its round-trip time.
+vm_first_reply_ms() {
+	local where=$1 dst=$2 s=$3 out
+	shift 3
+	if [ "$where" = host ]; then
+		out=$(vm_h ping -n -c 1 -i 0.1 -w "$s" "$@" "$dst" 2>&1)
+	else
+		out=$(vm_g $((s + 5)) "$G_PING -n -c 1 -i 0.1 -w $s $* $dst" 2>&1)
+	fi
+	printf '%s\n' "$out" | awk '/bytes from/ {
+		for (i = 1; i <= NF; i++) {
+			if ($i ~ /^icmp_seq=/) { sub(/^icmp_seq=/, "", $i); seq = $i }
+			if ($i ~ /^time=/) { sub(/^time=/, "", $i); rtt = $i }
+		}
+		printf "%d\n", (seq - 1) * 100 + rtt; exit
+	}'
+}
+
+# vm_daemon_alive: the daemon under test still runs and answers wg.
+vm_daemon_alive() {
+	! nt_gone "${NT_DPID[$HIF]}" && nt_sock_ready "$HIF"
+}
