@@ -92,7 +92,8 @@ bool gso_split_init(struct gso_split *s, const uint8_t *pkt, size_t len, const s
 	if (h->gso_type == VIRTIO_NET_HDR_GSO_TCPV4) {
 		if (len < 20 || pkt[0] >> 4 != 4 || pkt[9] != 6)
 			return false;
-		if ((size_t)(pkt[0] & 0xf) * 4 != h->csum_start)
+		/* RFC 791: IHL counts 32-bit words and is at least 5; below, TCP would overlap it */
+		if (h->csum_start < 20 || (size_t)(pkt[0] & 0xf) * 4 != h->csum_start)
 			return false;
 	} else if (h->gso_type == VIRTIO_NET_HDR_GSO_TCPV6) {
 		if (len < 40 || pkt[0] >> 4 != 6 || h->csum_start < 40)

@@ -9,7 +9,7 @@
  *  - GRO: the segments merge back into the original super-packet;
  *    segments that do not continue the flow are refused;
  *  - malformed super-packets are refused or cut without reading out of
- *    bounds (run under ASan in CI).
+ *    bounds (run under ASan in CI); an IPv4 IHL below 5 is refused.
  */
 #include <linux/virtio_net.h>
 #include <stdio.h>
@@ -222,6 +222,27 @@ static void test_gro_refusals(void)
 	      "single segment written as is");
 }
 
+/*
+ * An IPv4 super-packet whose IHL is below 5 (RFC 791), with csum_start
+ * agreeing, must be refused: split, its TCP header would overlap the IP
+ * header and the segments would carry a broken header and checksum.
+ * Found by tests/fuzz/fuzz_gso.c (corpus/gso/regress-ihl4).
+ */
+static void test_short_ihl(void)
+{
+	struct gso_hdr h = { .gso_type = VIRTIO_NET_HDR_GSO_TCPV4, .gso_size = 1400, .csum_offset = 16 };
+	struct gso_split s;
+	size_t len, ihl;
+
+	for (ihl = 0; ihl < 5; ihl++) {
+		len = make_super(super, false, 3000, 0x10);
+		super[0] = (uint8_t)(0x40 | ihl);
+		h.csum_start = (uint16_t)(ihl * 4);
+		super[ihl * 4 + 12] = 8 << 4;	/* a data offset that passes where TCP would start */
+		CHECK(!gso_split_init(&s, super, len, &h), "IHL %zu accepted", ihl);
+	}
+}
+
 static void test_malformed(void)
 {
 	struct gso_hdr h;
@@ -262,6 +283,7 @@ int main(void)
 		test_split_and_merge(true, payloads[i] > 65535 - 72 ? 65535 - 72 : payloads[i], 1380);
 	}
 	test_gro_refusals();
+	test_short_ihl();
 	test_malformed();
 	if (failures) {
 		printf("%d failures\n", failures);
