@@ -71,14 +71,11 @@ void ct_timestamp(struct ct_pair *p, uint8_t ts[NOISE_TIMESTAMP_LEN])
 	noise_tai64n(ts, p->wall_ns);
 }
 
-static bool edge(struct ct_pair *p, struct ct_peer *to, const uint8_t *msg, size_t len, enum message_type want,
-		 bool under_load, enum cookie_mac_result *verdict)
+static bool macs_pass(struct ct_pair *p, struct ct_peer *to, const uint8_t *msg, size_t len, bool under_load,
+		      enum cookie_mac_result *verdict)
 {
 	struct ct_peer *from = ct_other(p, to);
 
-	*verdict = COOKIE_DROP_BAD_MAC1;
-	if (message_classify(msg, len) != want)
-		return false;
 	*verdict = cookie_checker_validate(&to->local.cookie, msg, len, from->src, sizeof(from->src), under_load,
 					   p->now);
 	return *verdict == COOKIE_PROCEED || *verdict == COOKIE_PROCEED_RATELIMITED;
@@ -89,7 +86,8 @@ enum noise_result ct_receive_initiation(struct ct_pair *p, struct ct_peer *to, c
 					struct noise_remote **remote)
 {
 	*remote = NULL;
-	if (!edge(p, to, msg, len, MESSAGE_HANDSHAKE_INITIATION, under_load, verdict))
+	*verdict = COOKIE_DROP_BAD_MAC1;
+	if (len != MESSAGE_INITIATION_LEN || !macs_pass(p, to, msg, len, under_load, verdict))
 		return NOISE_DROP_BAD_TAG;
 	return noise_consume_initiation(&to->local, msg, p->now, remote);
 }
@@ -99,7 +97,8 @@ enum noise_result ct_receive_response(struct ct_pair *p, struct ct_peer *to, con
 				      struct noise_remote **remote)
 {
 	*remote = NULL;
-	if (!edge(p, to, msg, len, MESSAGE_HANDSHAKE_RESPONSE, under_load, verdict))
+	*verdict = COOKIE_DROP_BAD_MAC1;
+	if (len != MESSAGE_RESPONSE_LEN || !macs_pass(p, to, msg, len, under_load, verdict))
 		return NOISE_DROP_BAD_TAG;
 	return noise_consume_response(&to->local, msg, p->now, remote);
 }

@@ -51,10 +51,12 @@ struct ct_peer *ct_other(struct ct_pair *p, struct ct_peer *x);
 void ct_timestamp(struct ct_pair *p, uint8_t ts[NOISE_TIMESTAMP_LEN]);
 
 /*
- * The receive path at the edge, as the shell does it: classify, check
- * mac1 (and mac2 when under_load), then consume.  Returns the noise result,
- * or NOISE_DROP_BAD_TAG standing for "dropped at the edge" with *edge set
- * to the cookie verdict (COOKIE_PROCEED when it passed the edge).
+ * The core's contract for a received handshake message, nothing of the
+ * data path's (that is tested with real devices, tests/device): its macs
+ * (cookie_checker_validate(), mac2 only when under_load), then consume.
+ * Returns the noise result, or NOISE_DROP_BAD_TAG standing for "refused by
+ * the macs" with *edge set to the cookie verdict (COOKIE_PROCEED when they
+ * passed).
  */
 enum noise_result ct_receive_initiation(struct ct_pair *p, struct ct_peer *to, const uint8_t *msg, size_t len,
 					bool under_load, enum cookie_mac_result *edge,
