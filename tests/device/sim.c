@@ -67,8 +67,9 @@ struct sim_packet {		/* every inner packet the workload sent */
 	bool delivered;
 };
 
-struct sim_nonce {		/* (sender, its peer, receiver index, counter) seen on the wire */
-	uint64_t key;		/* 0 = empty slot */
+struct sim_nonce {		/* a (key, nonce) pair sealed, as seen on the wire */
+	uint64_t key;		/* sender, its peer, receiver index, + 1; 0 = empty slot */
+	uint64_t send_key;	/* the first 8 bytes of the sealing key (the sender's state) */
 	uint64_t counter;
 };
 
@@ -276,19 +277,20 @@ static uint64_t mix64(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-static struct sim_nonce *nonce_slot(struct sim_nonce *t, size_t cap, uint64_t key, uint64_t counter)
+static struct sim_nonce *nonce_slot(struct sim_nonce *t, size_t cap, const struct sim_nonce *n)
 {
-	size_t i = mix64(key ^ mix64(counter)) & (cap - 1), probes;
+	size_t i = mix64(n->key ^ mix64(n->counter ^ mix64(n->send_key))) & (cap - 1), probes;
 
 	for (probes = 0; probes < cap; probes++, i = (i + 1) & (cap - 1)) {
-		if (!t[i].key || (t[i].key == key && t[i].counter == counter))
+		if (!t[i].key ||
+		    (t[i].key == n->key && t[i].counter == n->counter && t[i].send_key == n->send_key))
 			return &t[i];
 	}
 	abort();	/* never: the table is kept at most half full */
 }
 
 /* True if (key, counter) was new; records it. */
-static bool nonce_insert(uint64_t key, uint64_t counter)
+static bool nonce_insert(const struct sim_nonce *n)
 {
 	struct sim_nonce *e;
 
@@ -300,17 +302,16 @@ static bool nonce_insert(uint64_t key, uint64_t counter)
 			abort();
 		for (i = 0; i < W.nonces_cap; i++) {
 			if (W.nonces[i].key)
-				*nonce_slot(t, cap, W.nonces[i].key, W.nonces[i].counter) = W.nonces[i];
+				*nonce_slot(t, cap, &W.nonces[i]) = W.nonces[i];
 		}
 		free(W.nonces);
 		W.nonces = t;
 		W.nonces_cap = cap;
 	}
-	e = nonce_slot(W.nonces, W.nonces_cap, key, counter);
+	e = nonce_slot(W.nonces, W.nonces_cap, n);
 	if (e->key)
 		return false;
-	e->key = key;
-	e->counter = counter;
+	*e = *n;
 	W.nnonces++;
 	return true;
 }
@@ -346,6 +347,7 @@ static void check_data_sent(struct sim_dev *from, const struct udp_msg *m)
 	uint64_t counter = le64_load(m->data + MESSAGE_DATA_COUNTER), age;
 	struct peer *p = peer_by_ep(from->dev, m->ep);
 	struct noise_keypair *kp;
+	struct sim_nonce nonce;
 	struct sim_rekey *rk;
 	unsigned int to;
 	size_t i;
@@ -357,8 +359,14 @@ static void check_data_sent(struct sim_dev *from, const struct udp_msg *m)
 	if (!kp)
 		sim_fail("dev%u sealed for dev%u with receiver index %08x that none of its keypairs has",
 			 from->id, to, idx);
-	/* WP §5.4.6: a (key, nonce) pair is used once; the key is the session's. */
-	if (!nonce_insert(((uint64_t)(from->id * SIM_MAX_DEVS + to) << 32 | idx) + 1, counter))
+	/*
+	 * WP §5.4.6: a (key, nonce) pair is used once.  The session is named
+	 * by who sends to whom and the receiver index, and told apart from an
+	 * older session that drew the same random index by its key.
+	 */
+	nonce = (struct sim_nonce){ .key = ((uint64_t)(from->id * SIM_MAX_DEVS + to) << 32 | idx) + 1,
+				    .send_key = le64_load(kp->send_key), .counter = counter };
+	if (!nonce_insert(&nonce))
 		sim_fail("nonce reuse: dev%u sealed counter %llu for receiver index %08x (dev%u) twice",
 			 from->id, (unsigned long long)counter, idx, to);
 	age = W.net.now - kp->birth;
