@@ -1084,8 +1084,12 @@ static void run_seed(uint64_t seed, double hours, unsigned int ndev, const char 
 			sim_fail("the workload makes no progress");
 		if (t > W.end)
 			t = W.end;
-		for (guard = 0; guard < 100000000ul && sim_step(&W.net, t); guard++)
+		for (guard = 0; sim_step(&W.net, t); guard++) {
 			after_event("network");
+			/* a storm of datagrams or deadlines that never lets time pass */
+			if (guard == 10000000ul)
+				sim_fail("10^7 events before %.3f s: a livelock", secs(t - W.start));
+		}
 		if (W.net.now < t)
 			W.net.now = t;
 		workload();
