@@ -172,14 +172,13 @@ static int config_apply_peer(struct device *d, const struct config_peer *cp, uin
 		config_set_endpoint(p, &cp->endpoint);
 	if ((cp->flags & CONFIG_PEER_HAS_KEEPALIVE) &&
 	    cp->persistent_keepalive != p->timers.persistent_interval)
-		timers_on_persistent_keepalive_set(&p->timers, cp->persistent_keepalive, now);
+		peer_set_persistent_keepalive(p, cp->persistent_keepalive, now);
 	ret = config_set_allowedips(d, p, cp);
 	if (ret < 0)
 		return ret;
-	/* Reference UAPI §1: staged packets go out after each peer update. */
+	/* doc/control.md: staged packets go out after each peer update. */
 	if (d->up)
 		send_staged(p, now);
-	device_timer_touch(d, timers_next_deadline(&p->timers));
 	return 0;
 }
 

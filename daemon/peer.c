@@ -174,6 +174,12 @@ void peer_set_endpoint_from(struct peer *p, const struct endpoint *from)
 	*ep = *from;
 }
 
+void peer_set_persistent_keepalive(struct peer *p, uint16_t interval, uint64_t now)
+{
+	timers_on_persistent_keepalive_set(&p->timers, interval, now);
+	peer_deadline(p);
+}
+
 void peer_link_up(struct peer *p, uint64_t now)
 {
 	timers_on_interface_up(&p->timers, now);

@@ -86,6 +86,9 @@ void peer_keys_changed(struct peer *p);
 /* Learns a new endpoint from an authenticated packet (roaming, WP §2.1). */
 void peer_set_endpoint_from(struct peer *p, const struct endpoint *from);
 
+/* A new persistent keepalive interval (s, 0 = off; WP §6.5). */
+void peer_set_persistent_keepalive(struct peer *p, uint16_t interval, uint64_t now);
+
 /* The interface went up (timers may run) or down (sessions and staged packets go). */
 void peer_link_up(struct peer *p, uint64_t now);
 void peer_link_down(struct peer *p);
