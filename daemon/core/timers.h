@@ -112,11 +112,11 @@ void timers_on_session_derived(struct timers *t, uint64_t now);
 
 /*
  * The send path wants a handshake (data or a keepalive waiting without a
- * usable key, or a rekey rule fired).  A new request (is_retry false)
- * restarts the attempt count (WP §6.4).  Returns true if an initiation may
- * be sent now (rate limit: REKEY_TIMEOUT since the last initiation or
- * response); the caller then creates it, sends it and reports
- * on_handshake_initiated.  False: one is already in flight or just sent;
+ * usable key, or a rekey rule fired).  Every such request restarts the
+ * attempt count (WP §6.4); the retransmission timer's retries do not come
+ * through here.  Returns true if an initiation may be sent now (rate
+ * limit: REKEY_TIMEOUT since the last initiation or response); the caller
+ * then creates it, sends it and reports on_handshake_initiated.  False: one is already in flight or just sent;
  * the retransmission timer will follow up.
  */
 bool timers_want_initiation(struct timers *t, uint64_t now);
