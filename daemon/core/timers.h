@@ -116,8 +116,9 @@ void timers_on_session_derived(struct timers *t, uint64_t now);
  * attempt count (WP §6.4); the retransmission timer's retries do not come
  * through here.  Returns true if an initiation may be sent now (rate
  * limit: REKEY_TIMEOUT since the last initiation or response); the caller
- * then creates it, sends it and reports on_handshake_initiated.  False: one is already in flight or just sent;
- * the retransmission timer will follow up.
+ * then creates it, sends it and reports on_handshake_initiated.  False:
+ * one is already in flight or just sent; the retransmission timer will
+ * follow up.
  */
 bool timers_want_initiation(struct timers *t, uint64_t now);
 
