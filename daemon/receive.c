@@ -415,6 +415,9 @@ void receive_batch(struct device *d, int family, unsigned int got, uint64_t now)
 	for (i = 0; i < got; i++) {
 		const struct udp_msg *m = &d->rx_msgs[i];
 
+		/* lost and counted above: what fit is not the datagram that was sent */
+		if (m->truncated)
+			continue;
 		for (off = 0; off < m->len; off += len) {
 			len = receive_next(m, off);
 			receive_one(d, m->data + off, len, rb, m->ep, now);

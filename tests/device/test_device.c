@@ -3,7 +3,7 @@
  * Real devices joined in one process (simnet.h): what the namespace suites
  * check that needs no kernel, run against the data path library itself in
  * virtual time.  Handshakes initiated by either side, data both ways,
- * staging (the newest 128, in order), replayed datagrams, roaming, key
+ * staging (the newest 128, in order), replayed datagrams, a datagram cut short, roaming, key
  * rotation right after a handshake, a new preshared key, the rekey after
  * Rekey-After-Time under steady traffic, `syncconf` of an unchanged
  * configuration keeping its session, counters of sends the host refused,
@@ -160,6 +160,59 @@ static void test_replay(void)
 	msg(a, b, "three");
 	sim_run(&n, n.now + SIM_MS(50));
 	CHECK(got_payload(b, "three"));
+	sim_clear(&n);
+}
+
+/*
+ * A datagram the socket cut short (MSG_TRUNC) is lost, counted once as
+ * failing the edge check, even when the bytes that fit are a whole
+ * authentic data message (found by tests/fuzz/fuzz_receive: it was counted
+ * and then processed all the same).
+ */
+static void deliver_to(struct sim_dev *to, const struct sim_dev *from, const uint8_t *data, size_t len,
+		       bool truncated)
+{
+	unsigned int count;
+	struct udp_msg *msgs = device_rx_buffers(to->dev, &count);
+
+	CHECK(count > 0 && len <= msgs[0].len);
+	memcpy(msgs[0].data, data, len);
+	msgs[0].len = len;
+	msgs[0].seg = 0;
+	msgs[0].truncated = truncated;
+	*msgs[0].ep = from->addr;
+	msgs[0].ep->src.v4 = to->addr.addr.in4.sin_addr;
+	msgs[0].ep->has_src = true;
+	device_rx_batch(to->dev, UDP_V4, 1, to->net->now);
+}
+
+static void test_truncated_datagram_lost(void)
+{
+	struct sim_net n;
+	struct sim_dev *a, *b;
+	uint8_t copy[2048];
+	size_t len;
+	unsigned long before;
+	uint64_t invalid;
+
+	setup(&n, &a, &b, 20);
+	msg(a, b, "one");
+	sim_run(&n, n.now + SIM_MS(50));
+	CHECK(got_payload(b, "one"));
+	n.cut[0][1] = true;		/* "two" is sent (and copied) but not delivered */
+	msg(a, b, "two");
+	sim_run(&n, n.now + SIM_MS(50));
+	len = last_data_len[0];
+	memcpy(copy, last_data[0], len);
+	before = b->tun_packets;
+	invalid = b->dev->stats.rx_invalid;
+	deliver_to(b, a, copy, len, true);
+	CHECK_EQ(b->tun_packets, before);
+	CHECK_EQ(b->dev->stats.rx_invalid, invalid + 1);
+	/* whole, the same datagram is delivered: only the cut was refused */
+	deliver_to(b, a, copy, len, false);
+	CHECK_EQ(b->tun_packets, before + 1);
+	CHECK(got_payload(b, "two"));
 	sim_clear(&n);
 }
 
@@ -519,6 +572,7 @@ int main(void)
 	test_handshake_and_data();
 	test_responder_learns_endpoint();
 	test_replay();
+	test_truncated_datagram_lost();
 	test_staging_order();
 	test_roaming();
 	test_key_rotation();
