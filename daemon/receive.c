@@ -335,6 +335,8 @@ static void receive_weigh(struct device *d, struct receive_batch *rb, unsigned i
 	for (i = 0; i < n; i++) {
 		const struct udp_msg *m = &d->rx_msgs[i];
 
+		if (m->truncated)
+			continue;	/* lost: not processed, not weighed */
 		for (off = 0; off < m->len; off += len) {
 			uint8_t bit;
 
