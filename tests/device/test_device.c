@@ -7,7 +7,8 @@
  * rotation right after a handshake, a new preshared key, the rekey after
  * Rekey-After-Time under steady traffic, `syncconf` of an unchanged
  * configuration keeping its session, counters of sends the host refused,
- * suspend, and the timers over a clean, a one-way, a lossy and a dead link.
+ * suspend, the timers over a clean, a one-way, a lossy and a dead link, the
+ * load detector (a backlog of valid initiations, not junk), and 5,000 peers.
  */
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -563,6 +564,135 @@ static void test_timers_dead_peer(void)
 	sim_clear(&n);
 }
 
+/* ---- the load detector and many peers, real devices ---- */
+
+/* A captured initiation of a, copied by count_sends' sibling below. */
+static uint8_t init_copy[MESSAGE_INITIATION_LEN];
+static bool init_captured;
+
+static void capture_initiation(struct sim_net *n, struct sim_dev *from, const struct udp_msg *m)
+{
+	count_sends(n, from, m);
+	if (from->id == 0 && m->len == MESSAGE_INITIATION_LEN && !init_captured) {
+		memcpy(init_copy, m->data, sizeof(init_copy));
+		init_captured = true;
+	}
+}
+
+/* Reads that fill the whole batch, each datagram a copy of msg, from `from`. */
+static void full_reads(struct sim_dev *to, const struct sim_dev *from, const uint8_t *msg, size_t len,
+		       unsigned int reads)
+{
+	unsigned int r, i, count;
+
+	for (r = 0; r < reads; r++) {
+		struct udp_msg *msgs = device_rx_buffers(to->dev, &count);
+
+		for (i = 0; i < count; i++) {
+			memcpy(msgs[i].data, msg, len);
+			msgs[i].len = len;
+			msgs[i].seg = 0;
+			msgs[i].truncated = false;
+			*msgs[i].ep = from->addr;
+			msgs[i].ep->src.v4 = to->addr.addr.in4.sin_addr;
+			msgs[i].ep->has_src = true;
+		}
+		device_rx_batch(to->dev, UDP_V4, count, to->net->now);
+	}
+}
+
+/*
+ * Under load (doc/architecture.md, "Under load"): a backlog of valid
+ * initiations (reads that fill the batch, 512 and more of them) makes b
+ * answer the next initiation with a cookie reply; as many reads of junk of
+ * the same size and type (no valid mac1) do not.
+ */
+static void test_load_detector(void)
+{
+	struct sim_net n;
+	struct sim_dev *a, *b;
+	uint8_t junk[MESSAGE_INITIATION_LEN];
+	unsigned int reads = UNDER_LOAD_QUEUE_LEN / PACKET_BATCH + 2;
+
+	setup(&n, &a, &b, 30);
+	init_captured = false;
+	n.on_send = capture_initiation;
+	msg(a, b, "first");
+	sim_run(&n, n.now + SIM_MS(50));
+	CHECK(init_captured && got_payload(b, "first"));
+
+	/* junk: random bytes behind an initiation's header */
+	memcpy(junk, init_copy, 4);
+	for (size_t i = 4; i < sizeof(junk); i++)
+		junk[i] = (uint8_t)(i * 37 + 11);
+	full_reads(b, a, junk, sizeof(junk), reads);
+	CHECK_EQ(b->dev->stats.rx_bad_mac, (uint64_t)reads * PACKET_BATCH);
+	sim_peer(a, b, true, NULL);	/* unchanged: a set that changes nothing */
+	n.now += SIM_MS(100);
+	device_resume(a->dev, n.now, SIM_S(5));	/* a forgets its session */
+	msg(a, b, "after junk");
+	sim_run(&n, n.now + SIM_MS(50));
+	CHECK_EQ(sent_type[1][MESSAGE_HANDSHAKE_COOKIE], 0);
+	CHECK(got_payload(b, "after junk"));
+
+	/* replayed valid initiations, a backlog: b is under load */
+	n.now += SIM_S(2);
+	full_reads(b, a, init_copy, sizeof(init_copy), reads);
+	CHECK(sent_type[1][MESSAGE_HANDSHAKE_COOKIE] > 0);
+	device_resume(a->dev, n.now, SIM_S(5));
+	sent_type[1][MESSAGE_HANDSHAKE_COOKIE] = 0;
+	msg(a, b, "under load");
+	sim_run(&n, n.now + SIM_MS(50));
+	/* the fresh initiation without mac2 gets a cookie, not a session... */
+	CHECK_EQ(sent_type[1][MESSAGE_HANDSHAKE_COOKIE], 1);
+	CHECK(!got_payload(b, "under load"));
+	/* ...and the retransmission, with mac2 from that cookie, gets through */
+	sim_run(&n, n.now + SIM_S(REKEY_TIMEOUT) + SIM_MS(REKEY_TIMEOUT_JITTER_MAX_MS + 50));
+	CHECK(got_payload(b, "under load"));
+	sim_clear(&n);
+}
+
+/* 5,000 other peers on b: a's handshake and data find their peer by key. */
+static void test_many_peers(void)
+{
+	struct sim_net n;
+	struct sim_dev *a, *b;
+	struct config_device cfg, got;
+	unsigned int i, added = 0;
+
+	setup(&n, &a, &b, 31);
+	config_device_init(&cfg);
+	for (i = 0; i < 5000; i++) {
+		uint8_t key[32];
+		struct config_peer *p;
+		struct config_allowedip aip = { .family = AF_INET, .cidr = 32 };
+		uint32_t addr = htonl(0x0a000000u + i);
+
+		for (size_t k = 0; k < sizeof(key); k++)
+			key[k] = (uint8_t)((i * 131 + k * 7 + 1) ^ (i >> 8));
+		p = config_device_add_peer(&cfg, key);
+		if (!p)
+			break;
+		memcpy(aip.addr, &addr, 4);
+		added += config_peer_add_allowedip(p, &aip) == 0;
+	}
+	CHECK_EQ(added, 5000);
+	CHECK_EQ(sim_set(b, &cfg), 0);
+	config_device_clear(&cfg);
+	CHECK_EQ(b->dev->npeers, 5001);
+	msg(a, b, "one of many");
+	sim_run(&n, n.now + SIM_MS(50));
+	CHECK(got_payload(b, "one of many"));
+	msg(b, a, "back");
+	sim_run(&n, n.now + SIM_MS(50));
+	CHECK(got_payload(a, "back"));
+	config_device_init(&got);
+	CHECK_EQ(device_config_get(b->dev, &got), 0);
+	CHECK_EQ(got.peers_len, 5001);
+	config_device_clear(&got);
+	sim_clear(&n);
+}
+
 int main(void)
 {
 	/* WGD_TEST_LOG=debug shows what the devices log. */
@@ -585,6 +715,8 @@ int main(void)
 	test_timers_one_way();
 	test_timers_lossy();
 	test_timers_dead_peer();
+	test_load_detector();
+	test_many_peers();
 	log_clear();
 	return ct_exit("device");
 }
