@@ -18,7 +18,7 @@
  * The IP version of pkt (4 or 6), with *ip_len the length its header
  * claims and *src / *dst its addresses; 0 if it is neither version, its
  * fixed header is cut, or it claims more bytes than len or fewer than its
- * header.
+ * header (for IPv4, an IHL below 5 or past the total length).
  */
 static inline int ip_parse(const uint8_t *pkt, size_t len, size_t *ip_len, const uint8_t **src,
 			   const uint8_t **dst)
@@ -31,6 +31,9 @@ static inline int ip_parse(const uint8_t *pkt, size_t len, size_t *ip_len, const
 			return 0;
 		*ip_len = be16_load(pkt + 2);
 		if (*ip_len < 20 || *ip_len > len)
+			return 0;
+		/* RFC 791: IHL counts 32-bit words, at least 5, within the packet */
+		if ((pkt[0] & 0xf) < 5 || (size_t)(pkt[0] & 0xf) * 4 > *ip_len)
 			return 0;
 		*src = pkt + 12;
 		*dst = pkt + 16;

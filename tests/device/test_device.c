@@ -218,6 +218,49 @@ static void test_truncated_datagram_lost(void)
 	sim_clear(&n);
 }
 
+/*
+ * An IPv4 header whose IHL is below 5 or runs past the total length is no
+ * IPv4 header (RFC 791): not sealed, and not delivered either, as both
+ * directions read it with ip_parse() (found by tests/fuzz/fuzz_tun: an IHL
+ * of 0 reached the peer's TUN device).
+ */
+static void test_bad_ihl_refused(void)
+{
+	static const uint8_t ihl[] = { 0, 4, 6 };
+	struct sim_net n;
+	struct sim_dev *a, *b;
+	unsigned long sent, before;
+	uint64_t bad;
+	size_t i, size;
+
+	setup(&n, &a, &b, 21);
+	msg(a, b, "one");
+	sim_run(&n, n.now + SIM_MS(50));
+	CHECK(got_payload(b, "one"));
+	for (i = 0; i < sizeof(ihl); i++) {
+		uint8_t *buf;
+
+		sent = n.sent;
+		before = b->tun_packets;
+		bad = a->dev->stats.tx_bad_packet;
+		buf = device_tx_buffer(a->dev, &size);
+		memset(buf, 0, 20);
+		buf[0] = (uint8_t)(0x40 | ihl[i]);
+		buf[3] = 20;		/* total length 20: IHL 6 runs past it */
+		buf[8] = 64;
+		buf[9] = 253;
+		memcpy(buf + 12, &(uint32_t){ htonl(a->inner) }, 4);
+		memcpy(buf + 16, &(uint32_t){ htonl(b->inner) }, 4);
+		device_tx_packet(a->dev, 20, n.now);
+		device_tx_flush(a->dev, n.now);
+		sim_run(&n, n.now + SIM_MS(50));
+		CHECK_EQ(n.sent, sent);
+		CHECK_EQ(a->dev->stats.tx_bad_packet, bad + 1);
+		CHECK_EQ(b->tun_packets, before);
+	}
+	sim_clear(&n);
+}
+
 /* Track the order of staged packets as they reach the TUN device. */
 static unsigned int next_expected;
 static bool in_order;
@@ -744,6 +787,7 @@ int main(void)
 	test_responder_learns_endpoint();
 	test_replay();
 	test_truncated_datagram_lost();
+	test_bad_ihl_refused();
 	test_staging_order();
 	test_roaming();
 	test_key_rotation();
