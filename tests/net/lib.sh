@@ -466,10 +466,12 @@ nt_endpoint_of() { nt_field "$1" "$(nt_peer_of "$1")" 3; }
 nt_peer_of() { printf '%s\n' "${NT_PUB[$(nt_other "$1")]}"; }
 
 # Nanosecond-exact handshake time, from the daemon's own get reply.
-nt_handshake_ns() {
-	local pub hex
-	pub=$(nt_peer_of "$1")
-	hex=$(printf '%s' "$pub" | base64 -d | od -An -tx1 | tr -d ' \n')
+nt_handshake_ns() { nt_handshake_ns_of "$1" "$(nt_peer_of "$1")"; }
+
+# nt_handshake_ns_of IF PEERPUB: the same for any peer of IF's daemon.
+nt_handshake_ns_of() {
+	local hex
+	hex=$(printf '%s' "$2" | base64 -d | od -An -tx1 | tr -d ' \n')
 	printf 'get=1\n\n' | timeout 5 "$NT_PY" -c '
 import socket, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -302,27 +302,7 @@ sc_restart-guest-first() {
 
 # hs_ns: the daemon's latest handshake with the guest's peer, to the
 # nanosecond (its own get reply).
-hs_ns() {
-	local hex
-	hex=$(printf '%s' "$GPUB" | base64 -d | od -An -tx1 | tr -d ' \n')
-	printf 'get=1\n\n' | timeout 5 "$NT_PY" -c '
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.connect(sys.argv[1]); s.sendall(sys.stdin.buffer.read())
-buf = b""
-while not buf.endswith(b"\n\n"):
-    d = s.recv(65536)
-    if not d: break
-    buf += d
-cur = sec = nsec = None
-for l in buf.decode().splitlines():
-    k, _, v = l.partition("=")
-    if k == "public_key": cur = v
-    elif cur == sys.argv[2] and k == "last_handshake_time_sec": sec = v
-    elif cur == sys.argv[2] and k == "last_handshake_time_nsec": nsec = v
-print("%s.%s" % (sec, nsec))
-' "/var/run/wireguard/$HIF.sock" "$hex"
-}
+hs_ns() { nt_handshake_ns_of "$HIF" "$GPUB"; }
 
 # udp_in WHERE: UDP datagrams received so far (Udp InDatagrams of
 # /proc/net/snmp) in the host namespace or the guest; proves that hostile
