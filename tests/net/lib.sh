@@ -22,6 +22,8 @@
 #   WGD        path to the wgd executable (meson passes it)
 #   WGD_IMPL   run this program wherever a test asks for "wgd"; WGD_IMPL=wireguard-go
 #              proves the harness before wgd exists
+#   WGGO2025   the upstream wireguard-go 2025 binary for the role "wireguard-go-2025"
+#              (default /var/cache/wgd-wggo; built by ../shared/peers/wireguard-go/build.sh)
 #   NT_KEEP=1  do not remove the temporary directory (daemon logs) at exit
 #   NT_LOG_LEVEL  LOG_LEVEL for daemons started with nt_daemon (default verbose)
 #   NT_WRAP_WGD  a command nt_daemon runs wgd under (e.g. valgrind and options)
@@ -80,7 +82,12 @@ nt_need() {
 	done
 }
 
-# nt_impl ROLE: the program to run for ROLE ("wgd" or "wireguard-go").
+# The upstream wireguard-go of 2025 (TUN TSO/USO, UDP GSO/GRO), where it was built.
+NT_WGGO2025_DEFAULT=/var/cache/wgd-wggo
+
+# nt_impl ROLE: the program to run for ROLE ("wgd", "wireguard-go" for
+# Debian's, "wireguard-go-2025" for upstream's of 2025: the same
+# "PROGRAM [-f] IFNAME" contract and control socket).
 nt_impl() {
 	case "$1" in
 	wgd)
@@ -94,6 +101,11 @@ nt_impl() {
 		;;
 	wireguard-go)
 		command -v wireguard-go || nt_fail "wireguard-go is not installed"
+		;;
+	wireguard-go-2025)
+		local w=${WGGO2025:-$NT_WGGO2025_DEFAULT}
+		[ -x "$w" ] || nt_fail "no wireguard-go 2025 at $w (../shared/peers/wireguard-go/build.sh $w builds it)"
+		printf '%s\n' "$w"
 		;;
 	*)
 		nt_fail "unknown implementation role '$1'"
