@@ -197,6 +197,11 @@ void device_rx_batch(struct device *d, int family, unsigned int got, uint64_t no
 	device_deadline_commit(d);
 }
 
+void device_rx_flush(struct device *d)
+{
+	receive_flush(d);
+}
+
 int device_config_set(struct device *d, const struct config_device *cfg, uint64_t now)
 {
 	int ret = device_config_apply(d, cfg, now);

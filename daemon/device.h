@@ -201,10 +201,13 @@ void device_tx_flush(struct device *d, uint64_t now);
  * The UDP side: the buffers for the next read from a socket (*n of them,
  * each with its data, capacity and endpoint); after the read filled the
  * first got of them, device_rx_batch() processes the datagrams (family:
- * UDP_V4 or UDP_V6, the socket they came from).
+ * UDP_V4 or UDP_V6, the socket they came from).  With offloads, TCP
+ * segments that the next batch may continue are held back (merged into one
+ * TUN write, gso.h); after a run of reads, device_rx_flush() writes them.
  */
 struct udp_msg *device_rx_buffers(struct device *d, unsigned int *n);
 void device_rx_batch(struct device *d, int family, unsigned int got, uint64_t now);
+void device_rx_flush(struct device *d);
 
 /* The control socket's set and get (device_config.c). */
 int device_config_set(struct device *d, const struct config_device *cfg, uint64_t now);

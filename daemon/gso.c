@@ -116,6 +116,11 @@ bool gso_split_init(struct gso_split *s, const uint8_t *pkt, size_t len, const s
 	return s->hdr_len < len;
 }
 
+size_t gso_split_count(const struct gso_split *s)
+{
+	return (s->len - s->hdr_len + s->seg - 1) / s->seg;
+}
+
 /* The TCP checksum of one segment: pseudo header (RFC 793 / RFC 8200 §8.1) + segment. */
 static void gso_tcp_csum(uint8_t *out, const struct gso_split *s, size_t seg_len)
 {
@@ -272,6 +277,18 @@ bool gro_append(struct gro *g, const uint8_t *pkt, size_t len)
 	if (payload < g->seg)
 		g->closed = true;
 	return true;
+}
+
+void gro_hold(struct gro *g)
+{
+	if (!g->count || g->first == g->buf + GSO_VNET_HDR_LEN)
+		return;
+	if (!g->len) {
+		memcpy(g->buf + GSO_VNET_HDR_LEN, g->first, g->first_len);
+		g->len = g->first_len;
+	}
+	/* the merged packet's headers are the first segment's, until gro_finish() */
+	g->first = g->buf + GSO_VNET_HDR_LEN;
 }
 
 static void gso_native16_store(uint8_t *p, uint16_t v)

@@ -54,6 +54,9 @@ struct gso_split {
 /* Checks the super-packet; false if it cannot be split (drop it). */
 bool gso_split_init(struct gso_split *s, const uint8_t *pkt, size_t len, const struct gso_hdr *h);
 
+/* How many segments the super-packet has in all. */
+size_t gso_split_count(const struct gso_split *s);
+
 /*
  * Writes the next segment (headers fixed up, checksums computed) to out,
  * which must hold at least hdr_len + gso_size bytes; returns its length,
@@ -68,10 +71,11 @@ uint16_t gso_csum_fold(uint64_t sum);
 
 /*
  * The reverse on the way to the TUN device (GRO): consecutive TCP segments
- * of one flow, decrypted from one receive batch, are merged into one
- * super-packet written with one system call, as the kernel's own GRO would
- * merge them (same addresses, ports, ACK, window and options, contiguous
- * sequence numbers, plain ACK/PSH flags, equal-sized segments but the last).
+ * of one flow, decrypted from one or more receive batches read back to
+ * back, are merged into one super-packet written with one system call, as
+ * the kernel's own GRO would merge them (same addresses, ports, ACK, window
+ * and options, contiguous sequence numbers, plain ACK/PSH flags,
+ * equal-sized segments but the last).
  */
 struct gro {
 	const uint8_t *first;	/* the group's first segment, where it lies */
@@ -89,6 +93,12 @@ struct gro {
 bool gro_start(struct gro *g, const uint8_t *pkt, size_t len);
 /* Appends pkt to the group if it continues it; false if it does not. */
 bool gro_append(struct gro *g, const uint8_t *pkt, size_t len);
+/*
+ * The segments appended so far may be overwritten from now on (their
+ * receive buffers are reused): the group is copied into g->buf if it is
+ * not there yet, and can still be appended to.
+ */
+void gro_hold(struct gro *g);
 /*
  * The bytes to write for the group, virtio_net_hdr first, into *out; its
  * length.  A single segment gets a plain header in front of it (hdr_room

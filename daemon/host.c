@@ -23,6 +23,8 @@
 
 /* TUN packets handled per wakeup at most, so the receive path gets its turn. */
 #define HOST_TUN_MAX_PER_WAKEUP (4 * PACKET_BATCH)
+/* Socket reads per wakeup at most, for the same reason. */
+#define HOST_UDP_MAX_BATCHES_PER_WAKEUP 4
 
 struct host {
 	struct loop loop;
@@ -200,20 +202,30 @@ static void host_on_tun(struct loop_fd *fd, uint32_t revents)
 	device_tx_flush(d, now);
 }
 
+/*
+ * Reads the socket while its batches come back full (bounded per wakeup),
+ * then lets the device write what it held back: TCP segments of one flow
+ * that arrived in consecutive batches leave in one TUN write.
+ */
 static void host_udp_readable(struct host *h, int family)
 {
 	struct udp_msg *msgs;
-	unsigned int n;
+	unsigned int n, i;
 	int got;
 
-	msgs = device_rx_buffers(h->dev, &n);
-	got = udp_recv(&h->udp, family, msgs, n);
-	if (got <= 0) {
-		if (got < 0)
-			log_packet(LOG_LEVEL_ERROR, "UDP receive: %s", strerror(-got));
-		return;
+	for (i = 0; i < HOST_UDP_MAX_BATCHES_PER_WAKEUP; i++) {
+		msgs = device_rx_buffers(h->dev, &n);
+		got = udp_recv(&h->udp, family, msgs, n);
+		if (got <= 0) {
+			if (got < 0)
+				log_packet(LOG_LEVEL_ERROR, "UDP receive: %s", strerror(-got));
+			break;
+		}
+		device_rx_batch(h->dev, family, (unsigned int)got, loop_now());
+		if ((unsigned int)got < n)
+			break;
 	}
-	device_rx_batch(h->dev, family, (unsigned int)got, loop_now());
+	device_rx_flush(h->dev);
 }
 
 static void host_on_udp4(struct loop_fd *fd, uint32_t revents)

@@ -19,7 +19,8 @@
  *     noise_open) -> roaming endpoint update -> key confirmation -> timers
  *     -> keepalive? -> inner IP length checks and trimming -> allowed-IPs
  *     source check against the decrypting peer -> TUN write (TCP segments
- *     of one flow merged into one write, see gso.h)
+ *     of one flow merged into one write, see gso.h, across the batches
+ *     the shell reads back to back until it calls receive_flush())
  *
  * Nothing unauthenticated changes protocol state, only handshake messages
  * with a valid mac1 count towards "under load", and nothing unauthenticated
@@ -201,7 +202,7 @@ static void receive_tun_result(struct device *d, int ret)
 }
 
 /* Writes the merged group, if any, to the TUN device. */
-static void receive_flush(struct device *d)
+void receive_flush(struct device *d)
 {
 	uint8_t *out;
 	size_t len = gro_finish(&d->gro, &out);
@@ -425,6 +426,9 @@ void receive_batch(struct device *d, int family, unsigned int got, uint64_t now)
 			receive_one(d, m->data + off, len, rb, m->ep, now);
 		}
 	}
-	/* The buffers are reused by the next batch: the group goes out now. */
-	receive_flush(d);
+	/*
+	 * The buffers are reused by the next batch, which may continue the
+	 * group: it is kept (copied out of them) until receive_flush().
+	 */
+	gro_hold(&d->gro);
 }

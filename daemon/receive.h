@@ -16,5 +16,7 @@
 struct udp_msg *receive_buffers(struct device *d, unsigned int *n);
 /* The first got of them were filled from socket family (device_rx_batch()). */
 void receive_batch(struct device *d, int family, unsigned int got, uint64_t now);
+/* The reads are done: the merged group held back goes to the TUN device. */
+void receive_flush(struct device *d);
 
 #endif

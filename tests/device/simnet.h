@@ -41,6 +41,18 @@ struct sim_dev {
 	unsigned long tun_packets;
 	uint8_t last[2048];
 	size_t last_len;
+	/*
+	 * With offloads (device_set_offloads(dev, true, ...)): writes that
+	 * carried a virtio_net_hdr, and the last one's header fields and
+	 * length (after the header); tun_packets counts them too.
+	 */
+	unsigned long tun_vnet_writes;
+	uint8_t last_vnet_flags, last_vnet_gso_type;
+	uint16_t last_vnet_gso_size;
+	size_t last_vnet_len;
+	/* io.send() calls, and how many datagrams each of the first ones had */
+	unsigned long send_calls;
+	unsigned int send_sizes[64];
 };
 
 struct sim_dgram {

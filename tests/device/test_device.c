@@ -186,6 +186,7 @@ static void deliver_to(struct sim_dev *to, const struct sim_dev *from, const uin
 	msgs[0].ep->src.v4 = to->addr.addr.in4.sin_addr;
 	msgs[0].ep->has_src = true;
 	device_rx_batch(to->dev, UDP_V4, 1, to->net->now);
+	device_rx_flush(to->dev);
 }
 
 static void test_truncated_datagram_lost(void)
@@ -683,6 +684,7 @@ static void full_reads(struct sim_dev *to, const struct sim_dev *from, const uin
 		}
 		device_rx_batch(to->dev, UDP_V4, count, to->net->now);
 	}
+	device_rx_flush(to->dev);
 }
 
 /*

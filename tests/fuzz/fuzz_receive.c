@@ -294,6 +294,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (got)
 		device_rx_batch(st.a->dev, UDP_V4, got, n->now);
+	device_rx_flush(st.a->dev);
 	FUZZ_CHECK(a_drops() - drops0 + st.a_tun <= read + st.a_delivered,
 		   "%llu drops and %lu deliveries from %lu datagrams read and %lu delivered by the network",
 		   (unsigned long long)(a_drops() - drops0), st.a_tun, read, st.a_delivered);

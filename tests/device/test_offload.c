@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Real devices with TUN offloads on (a virtio_net_hdr on every TUN read and
+ * write, as daemon/tun.c sets them up), joined in one process (simnet.h):
+ *  - send: a TCP super-packet whose segments do not fit in the slots left
+ *    in the batch starts a new one, so that all its segments leave in one
+ *    io.send() (one UDP GSO send: one run at the peer);
+ *  - receive: the segments of one super-packet arriving in several
+ *    consecutive batches are merged into one TUN write (GSO TCPV4, the
+ *    segment size, NEEDS_CSUM) once the shell calls device_rx_flush(),
+ *    and that write is the original super-packet byte for byte (headers
+ *    as the first segment's, lengths and IPv4 checksum fixed up);
+ *  - a packet that cannot join the held group is written after it.
+ */
+#include <arpa/inet.h>
+#include <linux/virtio_net.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crypto/bytes.h"
+#include "crypto/x25519.h"
+#include "daemon/gso.h"
+#include "daemon/log.h"
+#include "tests/daemon/coretest.h"
+#include "tests/device/simnet.h"
+
+#define MSS 1000
+#define SEGS 40
+
+/* Every packet b's TUN device got, in order (lengths, and a copy of the last big one). */
+static size_t tun_lens[256];
+static unsigned int tun_count;
+static uint8_t tun_big[GSO_MAX_PACKET];
+static size_t tun_big_len;
+
+static void record_tun(struct sim_net *n, struct sim_dev *to, const uint8_t *pkt, size_t len)
+{
+	(void)n;
+	if (to->id != 1)
+		return;
+	if (tun_count < sizeof(tun_lens) / sizeof(tun_lens[0]))
+		tun_lens[tun_count] = len;
+	tun_count++;
+	if (len > 2000 && len <= sizeof(tun_big)) {
+		memcpy(tun_big, pkt, len);
+		tun_big_len = len;
+	}
+}
+
+/* An IPv4 TCP packet from a's inner address to b's: 40 bytes of headers, then payload. */
+static size_t tcp_packet(uint8_t *out, const struct sim_dev *from, const struct sim_dev *to, uint32_t seq,
+			 const uint8_t *payload, size_t len, uint8_t flags)
+{
+	uint32_t src = htonl(from->inner), dst = htonl(to->inner);
+	size_t total = 40 + len;
+
+	memset(out, 0, 40);
+	out[0] = 0x45;
+	be16_store(out + 2, (uint16_t)total);
+	be16_store(out + 4, 0x1234);	/* IP ID */
+	out[6] = 0x40;			/* DF */
+	out[8] = 64;
+	out[9] = 6;
+	memcpy(out + 12, &src, 4);
+	memcpy(out + 16, &dst, 4);
+	be16_store(out + 10, gso_csum_fold(gso_csum_add(0, out, 20)));
+	be16_store(out + 20, 40000);
+	be16_store(out + 22, 5201);
+	be32_store(out + 24, seq);
+	be32_store(out + 28, 777);	/* ack */
+	out[32] = 5 << 4;
+	out[33] = flags;
+	be16_store(out + 34, 512);	/* window */
+	memcpy(out + 40, payload, len);
+	return total;
+}
+
+/* The TCP checksum of a whole packet (RFC 793 pseudo header), into its field. */
+static void tcp_checksum(uint8_t *pkt, size_t len)
+{
+	uint64_t sum = gso_csum_add(0, pkt + 12, 8) + 6 + (len - 20);
+
+	be16_store(pkt + 36, 0);
+	be16_store(pkt + 36, gso_csum_fold(gso_csum_add(sum, pkt + 20, len - 20)));
+}
+
+/* One TUN read on from's device: the packet with its virtio_net_hdr; no flush. */
+static void tun_read(struct sim_dev *from, const uint8_t *pkt, size_t len, uint8_t gso_type, uint16_t gso_size)
+{
+	size_t size;
+	uint8_t *buf = device_tx_buffer(from->dev, &size);
+
+	if (GSO_VNET_HDR_LEN + len > size)
+		abort();
+	memset(buf, 0, GSO_VNET_HDR_LEN);
+	if (gso_type != VIRTIO_NET_HDR_GSO_NONE) {
+		uint16_t start = 20, off = 16;
+
+		buf[0] = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+		buf[1] = gso_type;
+		memcpy(buf + 4, &gso_size, 2);
+		memcpy(buf + 6, &start, 2);
+		memcpy(buf + 8, &off, 2);
+	}
+	memcpy(buf + GSO_VNET_HDR_LEN, pkt, len);
+	device_tx_packet(from->dev, GSO_VNET_HDR_LEN + len, from->net->now);
+}
+
+static int by_seq(const void *x, const void *y)
+{
+	const struct sim_dgram *a = x, *b = y;
+
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/*
+ * Everything in flight, to b, in batches of per_batch datagrams read back
+ * to back (as the shell reads a socket that stays full), and only then the
+ * flush the shell does when its reads are done.
+ */
+static void deliver_in_batches(struct sim_net *n, struct sim_dev *to, unsigned int per_batch)
+{
+	size_t k = 0;
+
+	qsort(n->q, n->qlen, sizeof(n->q[0]), by_seq);
+	while (k < n->qlen) {
+		unsigned int count, got = 0;
+		struct udp_msg *msgs = device_rx_buffers(to->dev, &count);
+
+		if (count > per_batch)
+			count = per_batch;
+		for (; got < count && k < n->qlen; k++, got++) {
+			struct sim_dgram *g = &n->q[k];
+
+			CHECK(g->to == to->id && g->len <= msgs[got].len);
+			memcpy(msgs[got].data, g->data, g->len);
+			msgs[got].len = g->len;
+			msgs[got].seg = 0;
+			msgs[got].truncated = false;
+			*msgs[got].ep = g->from;
+			msgs[got].ep->src.v4 = to->addr.addr.in4.sin_addr;
+			msgs[got].ep->has_src = true;
+		}
+		device_rx_batch(to->dev, UDP_V4, got, n->now);
+	}
+	for (k = 0; k < n->qlen; k++)
+		free(n->q[k].data);
+	n->qlen = 0;
+	device_rx_flush(to->dev);
+}
+
+static void setup(struct sim_net *n, struct sim_dev **a, struct sim_dev **b)
+{
+	uint8_t pkt[100], hello[16] = "hello";
+	size_t len;
+
+	sim_init(n, 7);
+	*a = sim_add(n);
+	*b = sim_add(n);
+	if (!*a || !*b || sim_peer(*a, *b, true, NULL) || sim_peer(*b, *a, true, NULL))
+		exit(99);
+	device_set_offloads((*a)->dev, true, false);
+	device_set_offloads((*b)->dev, true, false);
+	/* a session first: the first packet is staged behind the handshake */
+	len = tcp_packet(pkt, *a, *b, 1, hello, sizeof(hello), 0x18);
+	tcp_checksum(pkt, len);
+	tun_read(*a, pkt, len, VIRTIO_NET_HDR_GSO_NONE, 0);
+	device_tx_flush((*a)->dev, n->now);
+	sim_settle(n, SIM_S(5));
+	CHECK_EQ((*b)->tun_packets, 1ul);
+	n->on_tun = record_tun;
+	tun_count = 0;
+	tun_big_len = 0;
+}
+
+static uint8_t super[40 + SEGS * MSS];
+
+static void test_super_packet_alone_in_its_send(void)
+{
+	struct sim_net n;
+	struct sim_dev *a, *b;
+	uint8_t pkt[200], payload[SEGS * MSS];
+	unsigned int i, singles = 30;
+	size_t len, k;
+
+	setup(&n, &a, &b);
+	for (k = 0; k < sizeof(payload); k++)
+		payload[k] = (uint8_t)(k * 7 + k / 251);
+	a->send_calls = 0;
+	/* 30 small packets of another flow fill part of the batch... */
+	for (i = 0; i < singles; i++) {
+		len = tcp_packet(pkt, a, b, 5000 + i * 1000, payload, 100, 0x10);	/* not contiguous: no merging */
+		be16_store(pkt + 20, 40001);
+		tcp_checksum(pkt, len);
+		tun_read(a, pkt, len, VIRTIO_NET_HDR_GSO_NONE, 0);
+	}
+	/* ...then a super-packet of 40 segments: more than the 34 slots left */
+	len = tcp_packet(super, a, b, 100000, payload, sizeof(payload), 0x18);
+	tun_read(a, super, len, VIRTIO_NET_HDR_GSO_TCPV4, MSS);
+	device_tx_flush(a->dev, n.now);
+	tu_check(a->send_calls == 2 && a->send_sizes[0] == singles && a->send_sizes[1] == SEGS,
+		 "the super-packet's %d segments in one send: %lu sends of %u, %u", SEGS, a->send_calls,
+		 a->send_sizes[0], a->send_sizes[1]);
+
+	/* b gets them in batches of 16 (3 for the super-packet): one write */
+	deliver_in_batches(&n, b, 16);
+	tu_check(tun_count == singles + 1, "b's TUN got %u packets (30 singles and 1 merged expected)", tun_count);
+	tu_check(b->tun_vnet_writes >= 1 && b->last_vnet_gso_type == VIRTIO_NET_HDR_GSO_TCPV4 &&
+			 b->last_vnet_gso_size == MSS && (b->last_vnet_flags & VIRTIO_NET_HDR_F_NEEDS_CSUM),
+		 "merged write: gso type %u size %u flags %u", b->last_vnet_gso_type, b->last_vnet_gso_size,
+		 b->last_vnet_flags);
+	tu_check(tun_big_len == len && !memcmp(tun_big + 40, payload, sizeof(payload)),
+		 "merged across 3 batches: %zu bytes (%zu expected), payload %s", tun_big_len, len,
+		 tun_big_len == len && !memcmp(tun_big + 40, payload, sizeof(payload)) ? "equal" : "differs");
+	/* headers: the first segment's, with the whole length and a valid IPv4 checksum */
+	CHECK_EQ(be16_load(tun_big + 2), (uint16_t)len);
+	CHECK_EQ(gso_csum_fold(gso_csum_add(0, tun_big, 20)), 0);
+	CHECK_EQ(be32_load(tun_big + 24), 100000u);
+	sim_clear(&n);
+}
+
+/*
+ * A group held at the end of a batch is written before a packet of the
+ * next batch that cannot join it, and the flush writes nothing twice.
+ */
+static void test_held_group_keeps_order(void)
+{
+	struct sim_net n;
+	struct sim_dev *a, *b;
+	uint8_t pkt[2000], payload[3 * MSS];
+	size_t len, k;
+
+	setup(&n, &a, &b);
+	for (k = 0; k < sizeof(payload); k++)
+		payload[k] = (uint8_t)k;
+	/* three full segments of one flow, then a short packet of another */
+	for (k = 0; k < 3; k++) {
+		len = tcp_packet(pkt, a, b, 1000 + (uint32_t)(k * MSS), payload + k * MSS, MSS, 0x10);
+		tcp_checksum(pkt, len);
+		tun_read(a, pkt, len, VIRTIO_NET_HDR_GSO_NONE, 0);
+	}
+	len = tcp_packet(pkt, a, b, 9, payload, 10, 0x10);
+	be16_store(pkt + 20, 40002);
+	tcp_checksum(pkt, len);
+	tun_read(a, pkt, len, VIRTIO_NET_HDR_GSO_NONE, 0);
+	device_tx_flush(a->dev, n.now);
+	/* batches of 2: [seg seg] [seg other] */
+	deliver_in_batches(&n, b, 2);
+	tu_check(tun_count == 2 && tun_lens[0] == 40 + 3 * MSS && tun_lens[1] == 50,
+		 "held group then the other packet: %u writes, %zu then %zu bytes", tun_count, tun_lens[0],
+		 tun_lens[1]);
+	sim_clear(&n);
+}
+
+int main(void)
+{
+	log_init("test_offload", getenv("WGD_TEST_LOG") ? LOG_LEVEL_DEBUG : LOG_LEVEL_ERROR, true);
+	if (!x25519_init())
+		return 99;
+	test_super_packet_alone_in_its_send();
+	test_held_group_keeps_order();
+	log_clear();
+	return ct_exit("test_offload");
+}
