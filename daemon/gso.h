@@ -66,6 +66,8 @@ size_t gso_split_next(struct gso_split *s, uint8_t *out, size_t cap);
 
 /* RFC 1071 ones'-complement sum of len bytes added to sum (not folded). */
 uint64_t gso_csum_add(uint64_t sum, const uint8_t *p, size_t len);
+/* The same, copying the bytes from src to dst on the way (one pass). */
+uint64_t gso_csum_copy(uint64_t sum, uint8_t *dst, const uint8_t *src, size_t len);
 /* Folds a sum to 16 bits and complements it: the checksum field value. */
 uint16_t gso_csum_fold(uint64_t sum);
 

@@ -292,20 +292,16 @@ static size_t send_seal(struct device *d, struct peer *p, uint8_t *buf, size_t l
 }
 
 /*
- * Routes and seals the packet of len bytes in the next free slot.  A sealed
- * slot is kept for the batch (flushed when the batch is full); a dropped or
- * staged packet leaves the slot free for the next one.
+ * Seals for p the packet of len bytes in the next free slot.  A sealed
+ * slot is kept for the batch (flushed when the batch is full); a staged
+ * packet leaves the slot free for the next one.
  */
-static void send_packet(struct device *d, size_t len, uint64_t now)
+static void send_packet_to(struct device *d, struct peer *p, size_t len, uint64_t now)
 {
 	struct packet *slot = &d->tx[d->tx_count];
 	struct udp_msg *msg = &d->tx_msgs[d->tx_count];
-	struct peer *p;
 	size_t n;
 
-	p = send_route(d, slot->buf + MESSAGE_DATA_HEADER_LEN, len);
-	if (!p)
-		return;
 	n = send_seal(d, p, slot->buf, len, now);
 	if (!n)
 		return;
@@ -315,6 +311,15 @@ static void send_packet(struct device *d, size_t len, uint64_t now)
 	d->tx_peers[d->tx_count] = p;
 	if (++d->tx_count == PACKET_BATCH)
 		send_flush(d, now);
+}
+
+/* Routes the packet of len bytes in the next free slot, and seals it (or drops it). */
+static void send_packet(struct device *d, size_t len, uint64_t now)
+{
+	struct peer *p = send_route(d, d->tx[d->tx_count].buf + MESSAGE_DATA_HEADER_LEN, len);
+
+	if (p)
+		send_packet_to(d, p, len, now);
 }
 
 /*
@@ -365,6 +370,7 @@ static unsigned int send_super_packet(struct device *d, uint8_t *pkt, size_t len
 				      const struct gso_hdr *h, uint64_t now)
 {
 	struct gso_split split;
+	struct peer *p = NULL;
 	unsigned int count = 0;
 	size_t seg;
 	bool large;
@@ -390,11 +396,20 @@ static unsigned int send_super_packet(struct device *d, uint8_t *pkt, size_t len
 				     large ? PACKET_MAX_INNER_LARGE : PACKET_MAX_INNER);
 		if (!seg)
 			break;
-		if (large)
-			send_large(d, seg, now);
-		else
-			send_packet(d, seg, now);
 		count++;
+		if (large) {
+			send_large(d, seg, now);
+			continue;
+		}
+		/*
+		 * Every segment has the super-packet's addresses: the route
+		 * of the first that has one (allowed IPs, endpoint) is every
+		 * segment's, as nothing changes them in between.
+		 */
+		if (!p)
+			p = send_route(d, out + MESSAGE_DATA_HEADER_LEN, seg);
+		if (p)
+			send_packet_to(d, p, seg, now);
 	}
 	if (split.off < split.len)
 		d->stats.tx_bad_packet++;	/* a segment larger than a datagram */

@@ -2,7 +2,8 @@
 /*
  * TUN offloads (daemon/gso.c) against naive references:
  *  - checksums against a 16-bit-word-at-a-time RFC 1071 sum, every length
- *    and both parities;
+ *    and both parities; the copy-and-checksum at every length and
+ *    alignment, and over 64 KiB of all-ones and random bytes;
  *  - TSO split: every segment has a valid IPv4 header checksum and TCP
  *    checksum, contiguous sequence numbers, FIN/PSH only on the last, CWR
  *    only on the first, and the payloads concatenate to the original;
@@ -77,6 +78,55 @@ static void test_csum(void)
 
 		CHECK(a == b || (a == 0xffff && b == 0) || (a == 0 && b == 0xffff),
 		      "checksum of %zu bytes: %04x vs %04x", len, a, b);
+	}
+}
+
+/*
+ * Copy and checksum in one pass: the bytes copied are the source's, the
+ * bytes around the destination untouched, and the sum the reference's,
+ * for every length to 301 at every source and destination alignment; then
+ * the largest packet of all 0xff bytes (the most carries) and of random
+ * bytes, against the reference and the plain sum.
+ */
+static void test_csum_copy(void)
+{
+	static uint8_t src[65536 + 8], dst[65536 + 24];
+	size_t len, i, so, dof;
+
+	for (i = 0; i < sizeof(src); i++)
+		src[i] = (uint8_t)rng();
+	for (so = 0; so < 8; so++) {
+		for (dof = 0; dof < 8; dof++) {
+			for (len = 0; len <= 301; len++) {
+				uint64_t s;
+				uint16_t a, b;
+
+				memset(dst, 0xa5, 320);
+				s = gso_csum_copy(0, dst + 8 + dof, src + so, len);
+				a = gso_csum_fold(s);
+				b = (uint16_t)~ref_sum(src + so, len, 0);
+				CHECK(a == b || (a == 0xffff && b == 0) || (a == 0 && b == 0xffff),
+				      "copy-checksum of %zu bytes at %zu/%zu: %04x vs %04x", len, so, dof, a, b);
+				CHECK(!memcmp(dst + 8 + dof, src + so, len), "copy of %zu bytes at %zu/%zu", len, so,
+				      dof);
+				CHECK(dst[7 + dof] == 0xa5 && dst[8 + dof + len] == 0xa5,
+				      "copy of %zu bytes at %zu/%zu wrote outside", len, so, dof);
+			}
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		uint16_t a, b, c;
+
+		if (i == 0)
+			memset(src, 0xff, 65535);
+		a = gso_csum_fold(gso_csum_copy(0, dst, src, 65535));
+		b = (uint16_t)~ref_sum(src, 65535, 0);
+		c = gso_csum_fold(gso_csum_add(0, src, 65535));
+		CHECK(a == b && c == b, "65535 bytes (%s): copy %04x, plain %04x, reference %04x",
+		      i ? "random" : "all 0xff", a, c, b);
+		CHECK(!memcmp(dst, src, 65535), "copy of 65535 bytes");
+		for (len = 0; len < 65535; len++)
+			src[len] = (uint8_t)rng();
 	}
 }
 
@@ -278,6 +328,7 @@ int main(void)
 	size_t i;
 
 	test_csum();
+	test_csum_copy();
 	for (i = 0; i < sizeof(payloads) / sizeof(payloads[0]); i++) {
 		test_split_and_merge(false, payloads[i] > 65535 - 52 ? 65535 - 52 : payloads[i], 1400);
 		test_split_and_merge(true, payloads[i] > 65535 - 72 ? 65535 - 72 : payloads[i], 1380);
