@@ -169,11 +169,6 @@ bool gso_split_init(struct gso_split *s, const uint8_t *pkt, size_t len, const s
 	return s->hdr_len < len;
 }
 
-size_t gso_split_count(const struct gso_split *s)
-{
-	return (s->len - s->hdr_len + s->seg - 1) / s->seg;
-}
-
 /*
  * The TCP checksum of one segment: pseudo header (RFC 793 / RFC 8200
  * §8.1) + TCP header + the payload's sum (payload_sum, from the copy; the

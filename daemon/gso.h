@@ -54,9 +54,6 @@ struct gso_split {
 /* Checks the super-packet; false if it cannot be split (drop it). */
 bool gso_split_init(struct gso_split *s, const uint8_t *pkt, size_t len, const struct gso_hdr *h);
 
-/* How many segments the super-packet has in all. */
-size_t gso_split_count(const struct gso_split *s);
-
 /*
  * Writes the next segment (headers fixed up, checksums computed) to out,
  * which must hold at least hdr_len + gso_size bytes; returns its length,

@@ -381,14 +381,6 @@ static unsigned int send_super_packet(struct device *d, uint8_t *pkt, size_t len
 	}
 	/* Segments larger than a slot (jumbo MTU) go one by one, in order. */
 	large = split.hdr_len + split.seg > PACKET_MAX_INNER;
-	/*
-	 * A super-packet whose segments do not all fit in the slots left goes
-	 * into a fresh batch: its segments then leave as one UDP GSO send and
-	 * reach the peer as one run, which its GRO turns back into one
-	 * super-packet (one TUN write, one ACK) instead of two halves.
-	 */
-	if (!large && d->tx_count && d->tx_count + gso_split_count(&split) > PACKET_BATCH)
-		send_flush(d, now);
 	for (;;) {
 		uint8_t *out = large ? d->tx_large.buf : d->tx[d->tx_count].buf;
 

@@ -15,10 +15,16 @@
 #define UDP_SOCKBUF (4 << 20)
 
 #define UDP_CMSG_SPACE (CMSG_SPACE(sizeof(struct in6_pktinfo)) + CMSG_SPACE(sizeof(int)))
-/* UDP GSO: segments per send (the kernel's UDP_MAX_SEGMENTS is >= 64) and
- * bytes per send (one IP packet's worth, with room for the headers). */
+/*
+ * UDP GSO: segments per send (the kernel's UDP_MAX_SEGMENTS is >= 64) and
+ * bytes per send: the most one UDP datagram carries over IPv4 (RFC 768,
+ * RFC 791: 65535 - 20 - 8), which the kernel allows a GSO send before it
+ * cuts it.  At MTU 1420 that is 45 datagrams of 1452 bytes (65000 allowed
+ * 44): a 64 KiB TSO super-packet (47 segments) leaves in two sends either
+ * way, but runs that start mid-packet go further.
+ */
 #define UDP_GSO_MAX_SEGMENTS 64
-#define UDP_GSO_MAX_BYTES 65000
+#define UDP_GSO_MAX_BYTES 65507
 
 /*
  * Scratch for one recvmmsg()/sendmmsg() call.  The daemon is one thread with
