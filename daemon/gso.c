@@ -90,11 +90,67 @@ static inline __attribute__((always_inline)) uint64_t gso_sum_blocks(const uint8
 	}
 	return sum;
 }
+#elif UINTPTR_MAX == 0xffffffffu
+/*
+ * 32-bit targets (MIPS32 routers): 32-bit words into one 32-bit sum, its
+ * carries counted beside it (a + 2^32 c is the exact total, and 2^32 is 1
+ * modulo 0xffff, so gso_sum_fold_be folds it as any other sum).  A 64-bit
+ * end-around-carry sum costs a 32-bit core about twice the instructions:
+ * each 64-bit add is a chain of adds and compares.  Four words a step, each
+ * stored to dst (if any) as it is summed, so that a copy and its checksum
+ * are one pass.  Loads and stores go through memcpy(), which the compiler
+ * turns into the unaligned pair (lwl/lwr, swl/swr on MIPS) unless the
+ * pointer is known to be aligned: each alignment case of source and
+ * destination gets its own loop (tools/mips-count, 1400 bytes at -O2
+ * -march=1004kc: 1.2 instructions per byte summed from an aligned source,
+ * 1.45 from one at offset 2; copied and summed, 1.4 to 1.9, against 2.8
+ * and 4.0 for the 64-bit sum with a separate memcpy()).
+ */
+#define GSO_SUM_BLOCK 16
+
+#define GSO_SUM_WORD(k)							\
+	do {								\
+		uint32_t w_;						\
+		memcpy(&w_, p + 4 * (k), sizeof(w_));			\
+		if (copy)						\
+			memcpy(dst + 4 * (k), &w_, sizeof(w_));		\
+		a += w_;						\
+		c += a < w_;						\
+	} while (0)
+
+static inline __attribute__((always_inline)) uint64_t gso_sum_words(const uint8_t *p, size_t n, uint8_t *dst,
+								     bool copy)
+{
+	uint32_t a = 0, c = 0;
+
+	for (; n >= GSO_SUM_BLOCK; n -= GSO_SUM_BLOCK, p += GSO_SUM_BLOCK) {
+		GSO_SUM_WORD(0);
+		GSO_SUM_WORD(1);
+		GSO_SUM_WORD(2);
+		GSO_SUM_WORD(3);
+		if (copy)
+			dst += GSO_SUM_BLOCK;
+	}
+	return (uint64_t)a + ((uint64_t)c << 32);
+}
+
+#define GSO_ALIGNED4(x) (((uintptr_t)(x) & 3) == 0)
+#define GSO_A4(x) __builtin_assume_aligned((x), 4)
+
+static inline __attribute__((always_inline)) uint64_t gso_sum_blocks(const uint8_t *p, size_t n, uint8_t *dst)
+{
+	if (!dst)
+		return GSO_ALIGNED4(p) ? gso_sum_words(GSO_A4(p), n, NULL, false) : gso_sum_words(p, n, NULL, false);
+	if (GSO_ALIGNED4(p))
+		return GSO_ALIGNED4(dst) ? gso_sum_words(GSO_A4(p), n, GSO_A4(dst), true)
+					 : gso_sum_words(GSO_A4(p), n, dst, true);
+	return GSO_ALIGNED4(dst) ? gso_sum_words(p, n, GSO_A4(dst), true) : gso_sum_words(p, n, dst, true);
+}
 #else
 /*
- * Elsewhere (MIPS32: no 64-bit registers, no vectors), 8 bytes a step,
- * host-order 64-bit words with an end-around carry.  The copy, if any, is
- * a memcpy() of its own.
+ * Other 64-bit targets without vectors in their base instruction set: 8
+ * bytes a step, host-order 64-bit words with an end-around carry.  The
+ * copy, if any, is a memcpy() of its own.
  */
 #define GSO_SUM_BLOCK 8
 
