@@ -173,17 +173,22 @@ static double measure_ratio(bench_fn a, bench_fn b, size_t len, size_t idx, int 
 }
 
 /*
- * Which ChaCha20 core chacha20_xor() (and so the AEAD) uses from now on,
- * and its name.  Without a run-time choice in crypto/arch there is one core.
+ * Which ChaCha20 and Poly1305 cores chacha20_xor() and poly1305_update()
+ * (and so the AEAD) use from now on, and their name.  Without a run-time
+ * choice in crypto/arch there is one core each.
  */
 enum bench_core { CORE_NONE = -1, CORE_GENERIC, CORE_DISPATCHED };
 
 static const char *select_core(enum bench_core c)
 {
 #if defined(WGD_ASM_X86_64)
+	bool avx2;
+
 	if (c == CORE_NONE)
 		return "";
-	return chacha20_x86_use_avx2(c == CORE_DISPATCHED) ? "AVX2" : "generic C";
+	avx2 = chacha20_x86_use_avx2(c == CORE_DISPATCHED);
+	avx2 = poly1305_x86_use_avx2(c == CORE_DISPATCHED) && avx2;
+	return avx2 ? "AVX2" : "generic C";
 #else
 	return c == CORE_NONE ? "" : "generic C";
 #endif
@@ -245,6 +250,15 @@ static void op_poly1305_64(size_t len, size_t idx)
 {
 	(void)idx;
 	poly1305_with_core(len, poly1305_64_init, poly1305_64_blocks, poly1305_64_emit);
+}
+#endif
+
+#if defined(WGD_ASM_X86_64)
+/* the AVX2 core on every length (the dispatcher uses it from 256 bytes) */
+static void op_poly1305_avx2(size_t len, size_t idx)
+{
+	(void)idx;
+	poly1305_with_core(len, poly1305_avx2_init, poly1305_avx2_blocks, poly1305_avx2_emit);
 }
 #endif
 
@@ -559,7 +573,7 @@ int main(int argc, char **argv)
 	struct series s[] = {
 		{ "chacha20", "chacha20_xor", "encryption", 256, op_chacha20, CORE_GENERIC,
 		  { { 0, 0 } } },
-		{ "poly1305", "poly1305, default core", "", 256, op_poly1305, CORE_NONE,
+		{ "poly1305", "poly1305, default core", "", 256, op_poly1305, CORE_DISPATCHED,
 		  { { 0, 0 } } },
 		{ "poly1305", "poly1305_32, 26-bit limbs", "", 256, op_poly1305_32, CORE_NONE,
 		  { { 0, 0 } } },
@@ -577,6 +591,8 @@ int main(int argc, char **argv)
 #if defined(WGD_ASM_X86_64)
 		{ "chacha20", "chacha20_xor", "encryption", 256, op_chacha20, CORE_DISPATCHED,
 		  { { 0, 0 } } },
+		{ "poly1305", "poly1305_avx2, 4 x 26-bit limbs", "", 256, op_poly1305_avx2,
+		  CORE_DISPATCHED, { { 0, 0 } } },
 		{ "rfc7539(chacha20,poly1305)", "chacha20poly1305_encrypt", "encryption", 256,
 		  op_aead_encrypt, CORE_DISPATCHED, { { 0, 0 } } },
 		{ "rfc7539(chacha20,poly1305)", "chacha20poly1305_decrypt", "decryption", 256,
@@ -626,6 +642,12 @@ int main(int argc, char **argv)
 	       MIN_BATCH_NS / 1e6);
 	if (!compare_only) {
 		for (i = 0; i < n_series; i++) {
+#if defined(WGD_ASM_X86_64)
+			if (s[i].fn == op_poly1305_avx2 && !poly1305_x86_use_avx2(true)) {
+				printf("\n%s: this CPU has no AVX2; skipped\n", s[i].driver);
+				continue;
+			}
+#endif
 			run_series(&s[i], sizes, idx, n, reps);
 			if (s[i].fn == op_aead_encrypt)
 				ours[s[i].core] = &s[i];

@@ -65,10 +65,32 @@ void chacha20_x86_xor(uint8_t *dst, const uint8_t *src, size_t len, uint32_t sta
 bool chacha20_x86_use_avx2(bool allow);
 
 #define CHACHA20_XOR_CORE chacha20_x86_xor
+
+/*
+ * Poly1305, four blocks at a time with AVX2 (x86_64/poly1305_avx2.c).  The
+ * state is the 44-bit core's followed by the powers of r, so _init and
+ * _emit serve both cores; _blocks of the AVX2 core takes any multiple of 16
+ * bytes (the tail through the 44-bit core) and runs only where the CPU has
+ * AVX2.
+ */
+void poly1305_avx2_init(void *core, const uint8_t r[16]);
+void poly1305_avx2_blocks(void *core, const uint8_t *in, size_t len, uint32_t padbit);
+void poly1305_avx2_emit(void *core, uint8_t mac[16], const uint8_t s[16]);
+/* poly1305_avx2_blocks for long inputs on a CPU with AVX2, poly1305_64_blocks otherwise. */
+void poly1305_x86_blocks(void *core, const uint8_t *in, size_t len, uint32_t padbit);
+/* As chacha20_x86_use_avx2, for the core of poly1305_x86_blocks. */
+bool poly1305_x86_use_avx2(bool allow);
+
+#define POLY1305_CORE_INIT poly1305_avx2_init
+#define POLY1305_CORE_BLOCKS poly1305_x86_blocks
+#define POLY1305_CORE_EMIT poly1305_avx2_emit
+
 #else
 #define CHACHA20_XOR_CORE chacha20_generic_xor
 #endif
-#if defined(POLY1305_HAVE_64)
+#if defined(WGD_ASM_X86_64)
+/* mapped above */
+#elif defined(POLY1305_HAVE_64)
 #define POLY1305_CORE_INIT poly1305_64_init
 #define POLY1305_CORE_BLOCKS poly1305_64_blocks
 #define POLY1305_CORE_EMIT poly1305_64_emit
