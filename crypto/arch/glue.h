@@ -64,7 +64,32 @@ void chacha20_x86_xor(uint8_t *dst, const uint8_t *src, size_t len, uint32_t sta
  */
 bool chacha20_x86_use_avx2(bool allow);
 
+/* Whether chacha20_x86_xor runs the AVX2 core (choosing it, if not chosen yet). */
+bool chacha20_x86_avx2_chosen(void);
+/* Keystream blocks state[12] .. state[12] + 7 into out; the state is unchanged.  AVX2 only. */
+void chacha20_avx2_stream8(uint8_t out[512], const uint32_t state[16]);
+/* dst = src XOR ks, len bytes (dst may equal src).  AVX2 only. */
+void chacha20_avx2_xor_ks(uint8_t *dst, const uint8_t *src, const uint8_t *ks, size_t len);
+
 #define CHACHA20_XOR_CORE chacha20_x86_xor
+
+/*
+ * The AEAD (x86_64/chacha20poly1305_x86.c): where chacha20_x86_xor runs the
+ * AVX2 core and the input is longer than one block, the Poly1305 key comes
+ * out of the first eight-block group with the first 448 bytes of data
+ * keystream, instead of a scalar block of its own.  Each returns false
+ * without touching anything when it does not apply; chacha20poly1305.c
+ * then runs the generic code.  Open verifies the tag before it writes dst.
+ */
+bool chacha20poly1305_x86_seal(uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *ad,
+			       size_t ad_len, const uint8_t nonce[12], const uint8_t key[32]);
+/* ct_len excludes the tag at src + ct_len; *ok is the verdict when it returns true. */
+bool chacha20poly1305_x86_open(bool *ok, uint8_t *dst, const uint8_t *src, size_t ct_len,
+			       const uint8_t *ad, size_t ad_len, const uint8_t nonce[12],
+			       const uint8_t key[32]);
+
+#define CHACHA20POLY1305_ARCH_SEAL chacha20poly1305_x86_seal
+#define CHACHA20POLY1305_ARCH_OPEN chacha20poly1305_x86_open
 
 /*
  * Poly1305, four blocks at a time with AVX2 (x86_64/poly1305_avx2.c).  The
