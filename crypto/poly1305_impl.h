@@ -30,7 +30,7 @@ void poly1305_32_emit(void *core, uint8_t mac[16], const uint8_t s[16]);
 struct poly1305_64_state {
 	uint64_t r[3];	/* clamped r: r0, r1 < 2^44, r2 < 2^36 */
 	uint64_t rr[3];	/* r^2 mod p, partly reduced: < 2^44, < 2^44 + 2^14, < 2^42 */
-	uint64_t h[3];	/* accumulator: < 2^44, < 2^44 + 2^14, < 2^42 between calls */
+	uint64_t h[3];	/* accumulator: < 2^44, < 2^44 + 2^14, < 2^42 + 2^17 between calls */
 };
 
 void poly1305_64_init(void *core, const uint8_t r[16]);

@@ -80,7 +80,8 @@ static void poly1305_x86_mul44(uint64_t out[3], const uint64_t a[3], const uint6
 /*
  * 44-bit limbs (partly reduced) to 26-bit limbs of the same number: limb
  * boundaries 0, 26, 52, 78, 104 against 0, 44, 88.  h1 may carry bit 44,
- * which lands in l3: l3 < 2^26 + 2^11, the others < 2^26.
+ * which lands in l3: l3 < 2^26 + 2^11, l4 < 2^26 + 2 (h2 < 2^42 + 2^17),
+ * the others < 2^26.
  */
 static void poly1305_x86_to26(uint64_t l[5], const uint64_t h[3])
 {
@@ -254,17 +255,17 @@ AVX2_TARGET static void poly1305_avx2_groups(struct poly1305_x86_state *st, cons
 	c = e4 >> 26; e4 &= M26; e0 += c * 5;	/* c < 2^34.1 */
 	c = e0 >> 26; e0 &= M26; e1 += c;
 
-	/* back to 44-bit limbs, partly reduced as the generic core keeps them */
+	/*
+	 * Back to 44-bit limbs: h0, h1 < 2^44 and h2 < 2^42 + 2^17.  h2 may
+	 * exceed the generic core's 2^42 by that much: its sums h2 + m2 stay
+	 * below 2^43, the bound poly1305_64_blocks is written for, and
+	 * poly1305_64_emit and poly1305_x86_to26 (l4 < 2^26 + 2) take it too.
+	 */
 	e0 += e1 << 26;				/* < 2^52.1 */
 	st->s64.h[0] = e0 & M44;
 	e2 = (e0 >> 44) + (e2 << 8) + (e3 << 34);	/* < 2^60.1 */
 	st->s64.h[1] = e2 & M44;
-	e4 = (e2 >> 44) + (e4 << 16);		/* < 2^42 + 2^17 */
-	c = e4 >> 42;				/* 0 or 1 */
-	st->s64.h[2] = e4 & M42;
-	e0 = st->s64.h[0] + c * 5;
-	st->s64.h[0] = e0 & M44;
-	st->s64.h[1] += e0 >> 44;		/* < 2^44 + 1 */
+	st->s64.h[2] = (e2 >> 44) + (e4 << 16);
 }
 
 /*
