@@ -311,7 +311,7 @@ static void op_blake2s(size_t len, size_t idx)
 static EVP_CIPHER_CTX *ossl_ctx;
 static uint8_t ossl_iv[12];
 
-static void ossl_fail(const char *what)
+__attribute__((noreturn)) static void ossl_fail(const char *what)
 {
 	fprintf(stderr, "bench-crypto: OpenSSL %s failed\n", what);
 	exit(1);
@@ -319,7 +319,7 @@ static void ossl_fail(const char *what)
 
 static void ossl_seal(uint8_t *out, const uint8_t *in, size_t len)
 {
-	int n, m;
+	int n = 0, m = 0;
 
 	if (EVP_CipherInit_ex(ossl_ctx, NULL, NULL, key, ossl_iv, 1) != 1 ||
 	    EVP_EncryptUpdate(ossl_ctx, NULL, &n, ad, (int)sizeof(ad)) != 1 ||
@@ -332,7 +332,7 @@ static void ossl_seal(uint8_t *out, const uint8_t *in, size_t len)
 /* in: len bytes of ciphertext and the tag; true if the tag is good */
 static int ossl_open(uint8_t *out, const uint8_t *in, size_t len)
 {
-	int n, m;
+	int n = 0, m = 0;
 
 	if (EVP_CipherInit_ex(ossl_ctx, NULL, NULL, key, ossl_iv, 0) != 1 ||
 	    EVP_CIPHER_CTX_ctrl(ossl_ctx, EVP_CTRL_AEAD_SET_TAG, 16, (void *)(in + len)) != 1 ||
