@@ -7,7 +7,8 @@
  *   POLY1305_CORE_INIT(core, r)                  see poly1305_impl.h
  *   POLY1305_CORE_BLOCKS(core, in, len, padbit)
  *   POLY1305_CORE_EMIT(core, mac, s)
- * where core points at struct poly1305_ctx.core (80 bytes, 8-byte aligned).
+ * where core points at struct poly1305_ctx.core (80 bytes, 160 on x86-64;
+ * 8-byte aligned).
  *
  * Default: the portable C cores, with 44-bit-limb Poly1305 wherever the
  * compiler has unsigned __int128 and 26-bit limbs elsewhere.
@@ -20,7 +21,22 @@
  * WGD_ASM_X86_64 (defined by Meson on x86-64 unless -Dasm=disabled) maps
  * CHACHA20_XOR_CORE to chacha20_x86_xor, which calls the AVX2 core when the
  * CPU has AVX2 (asked once, at the first call) and the generic core
- * otherwise; Poly1305 stays generic there.
+ * otherwise; POLY1305_CORE_BLOCKS to poly1305_x86_blocks, the same choice
+ * between the four-way AVX2 Poly1305 (from 256 bytes per call) and the
+ * 44-bit generic core, whose state the AVX2 core extends (so _INIT and
+ * _EMIT are one pair for both); and it defines CHACHA20POLY1305_ARCH_SEAL
+ * and _OPEN, which chacha20poly1305.c tries before its generic code: with
+ * the AVX2 ChaCha20 core and from 65 bytes, the Poly1305 key comes out of
+ * the first eight-block group.  The generic cores stay compiled, exported
+ * and testable (chacha20_x86_use_avx2, poly1305_x86_use_avx2).
+ *
+ * AVX-512 (not written: this development machine has none, and qemu's TCG
+ * cannot run it, so it could not be tested): each choice is one static
+ * word set from __builtin_cpu_supports at the first call, so a 16-block
+ * ChaCha20 or eight-way Poly1305 would be one more exported core, one more
+ * value in chacha20_x86_use_avx2/poly1305_x86_use_avx2's choice and, for
+ * the AEAD, a wider first group; the callers and this header's four names
+ * stay as they are.
  *
  * Adding an architecture: declare its cores under a new #if branch and map the
  * four names; nothing else in crypto/ changes.
