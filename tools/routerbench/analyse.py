@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The tables of tools/routerbench, from what one run left in its directory.
+
+  analyse.py DIR BYTES [--detail N]
+
+DIR holds, for each MODE (plain, kernel, wgd) and DIRECTION (send, recv:
+the guest sends or receives):
+  MODE-DIRECTION.count   the plugin's window (tools/routerbench/count.c)
+  MODE-DIRECTION.json    iperf3 -J of the guest's client
+and kallsyms (the guest's text symbols), modules (its /proc/modules),
+wgd-hwm (wgd's VmHWM in kB, or nothing).
+
+Instructions per byte are per byte of TCP payload (iperf3 -n BYTES); the
+tunnel rows are beyond plain TCP (the plain run's counts subtracted, column
+by column).  Columns: user space; the kernel image (kseg0); the WireGuard
+modules (wireguard and the crypto and UDP-tunnel modules it pulls in); the
+other modules (tun, pcnet32, mii).  Then, with --detail, the kernel
+functions that differ most between wgd and the kernel's WireGuard, and the
+calls of the functions that say how the I/O batches.
+"""
+
+import bisect
+import json
+import os
+import sys
+
+WG_MODULES = {"wireguard", "libchacha20poly1305", "chacha_mips", "poly1305_mips",
+              "libcurve25519_generic", "udp_tunnel", "ip6_udp_tunnel"}
+COLUMNS = ("user", "kernel", "wg-modules", "other-modules")
+
+# Functions whose calls (executions of the block at their first address)
+# say how the data path batches: system calls, the TUN device, UDP, TCP.
+CALLS = [
+    ("handle_sys", "system calls (all)"),
+    ("sys_read", "read"), ("sys_write", "write"), ("sys_readv", "readv"), ("sys_writev", "writev"),
+    ("sys_sendmmsg", "sendmmsg"), ("sys_recvmmsg", "recvmmsg"), ("sys_sendmsg", "sendmsg"),
+    ("sys_recvmsg", "recvmsg"), ("sys_sendto", "sendto"), ("sys_recvfrom", "recvfrom"),
+    ("sys_epoll_pwait", "epoll_pwait"), ("sys_epoll_wait", "epoll_wait"), ("sys_ppoll", "ppoll"),
+    ("sys_poll", "poll"), ("sys_pselect6", "pselect6"), ("sys_select", "select"),
+    ("tun_chr_read_iter", "TUN reads"), ("tun_chr_write_iter", "TUN writes"),
+    ("tun_get_user", "TUN packets in (tun_get_user)"), ("tun_put_user", "TUN packets out (tun_put_user)"),
+    ("udp_sendmsg", "udp_sendmsg"), ("udp_recvmsg", "udp_recvmsg"),
+    ("__udp_gso_segment", "UDP GSO segmentations"), ("udp_gro_receive", "UDP GRO receive"),
+    ("skb_segment", "skb_segment"), ("__skb_gso_segment", "__skb_gso_segment"),
+    ("ip_output", "ip_output (IP packets sent)"), ("ip_rcv", "ip_rcv (IP packets received)"),
+    ("tcp_v4_rcv", "tcp_v4_rcv (TCP segments in)"), ("tcp_transmit_skb", "__tcp_transmit_skb"),
+    ("__tcp_transmit_skb", "__tcp_transmit_skb"),
+    ("pcnet32_start_xmit", "pcnet32 frames out"), ("pcnet32_rx", "pcnet32 rx polls"),
+    ("wg_xmit", "wireguard xmit"), ("wg_packet_receive", "wireguard packets in"),
+    ("napi_gro_receive", "napi_gro_receive"), ("netif_receive_skb", "netif_receive_skb"),
+    ("__copy_user", "__copy_user (copies to/from user)"), ("memcpy", "memcpy"),
+    ("csum_partial", "csum_partial"), ("csum_partial_copy_nocheck", "csum_partial_copy_nocheck"),
+    ("__csum_partial_copy_to_user", "__csum_partial_copy_to_user"),
+    ("__csum_partial_copy_from_user", "__csum_partial_copy_from_user"),
+]
+
+
+def read_window(path):
+    tot = {}
+    tbs = {}
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if not w:
+                continue
+            if w[0] == "total":
+                tot = {w[i]: int(w[i + 1]) for i in range(0, len(w), 2)}
+            elif w[0] == "tb":
+                tbs[int(w[1], 16)] = (int(w[2]), int(w[3]))
+    if not tot:
+        sys.exit("analyse: no window in %s" % path)
+    return tot, tbs
+
+
+class Symbols:
+    def __init__(self, kallsyms, modules):
+        syms = []
+        with open(kallsyms) as f:
+            for line in f:
+                w = line.split()
+                if len(w) >= 3 and w[1] in "tT":
+                    mod = w[3].strip("[]") if len(w) > 3 else ""
+                    syms.append((int(w[0], 16), w[2], mod))
+        syms.sort()
+        self.addr = [s[0] for s in syms]
+        self.syms = syms
+        self.by_name = {}
+        for a, n, m in syms:
+            self.by_name.setdefault(n, a)
+        self.mods = []
+        with open(modules) as f:
+            for line in f:
+                w = line.split()
+                if len(w) >= 6:
+                    self.mods.append((int(w[5], 16), int(w[1]), w[0]))
+
+    def module_of(self, pc):
+        for base, size, name in self.mods:
+            if base <= pc < base + size:
+                return name
+        return None
+
+    def name_of(self, pc):
+        i = bisect.bisect_right(self.addr, pc) - 1
+        if i < 0:
+            return "?"
+        a, n, m = self.syms[i]
+        return n + ("[%s]" % m if m else "")
+
+
+def split(tot, tbs, syms):
+    """Instructions by column."""
+    c = dict.fromkeys(COLUMNS, 0)
+    c["user"] = tot["user"]
+    for pc, (ins, _) in tbs.items():
+        if pc < 0xC0000000:
+            c["kernel"] += ins
+        else:
+            m = syms.module_of(pc)
+            c["wg-modules" if m in WG_MODULES else "other-modules"] += ins
+    # blocks the plugin could not keep apart (its table full)
+    c["kernel"] += tot.get("kernel", 0) + tot.get("vmalloc", 0) - sum(i for i, _ in tbs.values())
+    return c
+
+
+def per_function(tbs, syms):
+    f = {}
+    for pc, (ins, _) in tbs.items():
+        n = syms.name_of(pc)
+        f[n] = f.get(n, 0) + ins
+    return f
+
+
+def calls(tbs, syms, name):
+    a = syms.by_name.get(name)
+    if a is None or a not in tbs:
+        return 0
+    return tbs[a][1]
+
+
+def mbit(path):
+    try:
+        with open(path) as f:
+            d = json.load(f)["end"]
+        return d["sum_received"]["bits_per_second"] / 1e6
+    except (OSError, ValueError, KeyError):
+        return float("nan")
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    d = sys.argv[1]
+    nbytes = int(sys.argv[2])
+    detail = 0
+    if len(sys.argv) == 5 and sys.argv[3] == "--detail":
+        detail = int(sys.argv[4])
+    syms = Symbols(os.path.join(d, "kallsyms"), os.path.join(d, "modules"))
+    hwm = ""
+    try:
+        hwm = open(os.path.join(d, "wgd-hwm")).read().strip()
+    except OSError:
+        pass
+    mib = nbytes / 1048576.0
+    for direction, title in (("send", "guest sends"), ("recv", "guest receives")):
+        runs = {}
+        for mode in ("plain", "kernel", "wgd"):
+            tot, tbs = read_window(os.path.join(d, "%s-%s.count" % (mode, direction)))
+            runs[mode] = (tot, tbs, split(tot, tbs, syms), mbit(os.path.join(d, "%s-%s.json" % (mode, direction))))
+        print("\n%s (iperf3 -n %d in the guest%s): guest instructions per byte of TCP payload" %
+              (title, nbytes, "" if direction == "send" else " -R"))
+        print("| | total | user | kernel | WireGuard modules | other modules | ratio to the kernel's | Mbit/s (emulated) |")
+        print("|---|---|---|---|---|---|---|---|")
+        p = runs["plain"]
+        print("| plain TCP (absolute) | %.2f | %.2f | %.2f | %.2f | %.2f | | %.1f |" % (
+            p[0]["total"] / nbytes, *(p[2][k] / nbytes for k in COLUMNS), p[3]))
+        ref = None
+        for mode, label in (("kernel", "the kernel's WireGuard, beyond plain"), ("wgd", "wgd, beyond plain")):
+            r = runs[mode]
+            tot = (r[0]["total"] - p[0]["total"]) / nbytes
+            cols = [(r[2][k] - p[2][k]) / nbytes for k in COLUMNS]
+            if ref is None:
+                ref = tot
+                ratio = ""
+            else:
+                ratio = "%.2fx" % (tot / ref)
+            print("| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %s | %.1f |" % (label, tot, *cols, ratio, r[3]))
+        if not detail:
+            continue
+        fk = per_function(runs["kernel"][1], syms)
+        fw = per_function(runs["wgd"][1], syms)
+        fp = per_function(runs["plain"][1], syms)
+        diff = sorted(set(fk) | set(fw), key=lambda n: -(fw.get(n, 0) - fk.get(n, 0)))
+        print("\n%s: the %d kernel functions where wgd's run costs most over the kernel's WireGuard run" % (title, detail))
+        print("(instructions per byte of payload in each run)")
+        print("| function | plain | kernel WG | wgd | wgd - kernel WG |")
+        print("|---|---|---|---|---|")
+        for n in diff[:detail]:
+            print("| %s | %.3f | %.3f | %.3f | %+.3f |" % (n, fp.get(n, 0) / nbytes, fk.get(n, 0) / nbytes,
+                                                      fw.get(n, 0) / nbytes, (fw.get(n, 0) - fk.get(n, 0)) / nbytes))
+        print("\n%s: calls per MiB of payload (executions of each function's first block)" % title)
+        print("| function | plain | kernel WG | wgd |")
+        print("|---|---|---|---|")
+        seen = set()
+        for name, what in CALLS:
+            if name in seen:
+                continue
+            seen.add(name)
+            v = [calls(runs[m][1], syms, name) / mib for m in ("plain", "kernel", "wgd")]
+            if any(v):
+                print("| %s (%s) | %.1f | %.1f | %.1f |" % (name, what, *v))
+    if hwm:
+        print("\nwgd in the guest: peak RSS (VmHWM) %s kB" % hwm)
+
+
+if __name__ == "__main__":
+    main()
