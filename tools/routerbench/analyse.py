@@ -33,6 +33,9 @@ COLUMNS = ("user", "kernel", "wg-modules", "other-modules")
 # say how the data path batches: system calls, the TUN device, UDP, TCP.
 CALLS = [
     ("handle_sys", "system calls (all)"),
+    ("sock_read_iter", "read on a socket"), ("sock_write_iter", "write on a socket"),
+    ("timerfd_read", "read on a timerfd"), ("eventfd_read", "read on an eventfd"),
+    ("pipe_read", "read on a pipe"), ("pipe_write", "write on a pipe"),
     ("sys_read", "read"), ("sys_write", "write"), ("sys_readv", "readv"), ("sys_writev", "writev"),
     ("sys_sendmmsg", "sendmmsg"), ("sys_recvmmsg", "recvmmsg"), ("sys_sendmsg", "sendmsg"),
     ("sys_recvmsg", "recvmsg"), ("sys_sendto", "sendto"), ("sys_recvfrom", "recvfrom"),
@@ -49,10 +52,9 @@ CALLS = [
     ("pcnet32_start_xmit", "pcnet32 frames out"), ("pcnet32_rx", "pcnet32 rx polls"),
     ("wg_xmit", "wireguard xmit"), ("wg_packet_receive", "wireguard packets in"),
     ("napi_gro_receive", "napi_gro_receive"), ("netif_receive_skb", "netif_receive_skb"),
-    ("__copy_user", "__copy_user (copies to/from user)"), ("memcpy", "memcpy"),
-    ("csum_partial", "csum_partial"), ("csum_partial_copy_nocheck", "csum_partial_copy_nocheck"),
-    ("__csum_partial_copy_to_user", "__csum_partial_copy_to_user"),
-    ("__csum_partial_copy_from_user", "__csum_partial_copy_from_user"),
+    ("memcpy", "memcpy"), ("__raw_copy_to_user", "copies to or from user space"),
+    ("csum_partial", "csum_partial"),
+    ("__csum_partial_copy_to_user", "copies with a checksum, to, from user space or within"),
 ]
 
 
@@ -83,11 +85,19 @@ class Symbols:
                     mod = w[3].strip("[]") if len(w) > 3 else ""
                     syms.append((int(w[0], 16), w[2], mod))
         syms.sort()
-        self.addr = [s[0] for s in syms]
-        self.syms = syms
         self.by_name = {}
         for a, n, m in syms:
             self.by_name.setdefault(n, a)
+        # Names at one address are one function (memcpy.S's entry points
+        # share a body): one entry, the names joined.
+        merged = []
+        for a, n, m in syms:
+            if merged and merged[-1][0] == a:
+                merged[-1] = (a, merged[-1][1] + "/" + n, m)
+            else:
+                merged.append((a, n, m))
+        self.addr = [s[0] for s in merged]
+        self.syms = merged
         self.mods = []
         with open(modules) as f:
             for line in f:
