@@ -59,9 +59,11 @@ amd64)
 mipsel)
 	meta=linux-image-4kc-malta:mipsel
 	flavour=4kc-malta
-	# malta's NIC is a pcnet; tun for wgd.  The kernel's WireGuard pulls in
-	# the MIPS ChaCha20 and Poly1305 modules (chacha-mips, poly1305-mips).
-	want_modules=(wireguard tun pcnet32)
+	# malta's NIC is a pcnet (no checksum offload, no GRO) or, with
+	# VM_NIC=virtio-net-pci (tests/vm/lib.sh), a virtio one; tun for wgd.
+	# The kernel's WireGuard pulls in the MIPS ChaCha20 and Poly1305
+	# modules (chacha-mips, poly1305-mips).
+	want_modules=(wireguard tun pcnet32 virtio_net virtio_pci)
 	# Debian's mipsel packages whose programs the guest runs (busybox is
 	# static), and the libraries those and VM_EXTRA (wgd) need.
 	user_packages=(busybox-static wireguard-tools iperf3 libiperf0 libsctp1 libssl3 libatomic1 libc6 libsodium23 libmnl0)

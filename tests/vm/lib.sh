@@ -25,7 +25,8 @@ VM_BOOT_TIMEOUT=${VM_BOOT_TIMEOUT:-120}	# s; TCG on a busy machine
 # VM_ARCH: amd64 (the default: qemu-system-x86_64, virtio NIC) or mipsel
 # (qemu-system-mipsel -M malta, a pcnet NIC; tools/routerbench): the guest
 # tests/vm/image.sh makes.  VM_QEMU_ARGS: more arguments for qemu (an array;
-# the router benchmark's counting plugin).
+# the router benchmark's counting plugin).  VM_NIC: the guest NIC's qemu
+# model (mipsel: pcnet, the default, or virtio-net-pci; amd64: virtio-net-pci).
 VM_ARCH=${VM_ARCH:-amd64}
 [ -n "${VM_QEMU_ARGS+x}" ] || VM_QEMU_ARGS=()
 if [ "$VM_ARCH" = mipsel ]; then
@@ -83,7 +84,7 @@ vm_h() {
 vm_boot() {
 	local img qemu
 	if [ "$VM_ARCH" = mipsel ]; then
-		qemu=(qemu-system-mipsel -M malta -cpu 34Kf)
+		qemu=(qemu-system-mipsel -M malta -cpu 34Kf -global virtio-net-pci.romfile=)
 	else
 		qemu=(qemu-system-x86_64 -accel tcg -device virtio-rng-pci -global virtio-net-pci.romfile=)
 	fi
@@ -101,8 +102,8 @@ vm_boot() {
 	ip -n "$HNS" addr add "$HOST6/64" dev "$TAP" nodad
 	ip -n "$HNS" link set "$TAP" up
 	local t0=$SECONDS
-	local model=virtio-net-pci
-	[ "$VM_ARCH" = mipsel ] && model=pcnet
+	local model=${VM_NIC:-virtio-net-pci}
+	[ "$VM_ARCH" = mipsel ] && model=${VM_NIC:-pcnet}
 	nt_bg "$HNS" "${qemu[@]}" -nographic -m "$VM_MEM" -smp 1 -no-reboot \
 		-kernel "$KERNEL" -initrd "$INITRD" -append "console=ttyS0 panic=-1 loglevel=6" \
 		-serial "file:$NT_TMP/console.log" \

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The tables of tools/routerbench, from what one run left in its directory.
 
-  analyse.py DIR BYTES [--detail N]
+  analyse.py DIR BYTES [--detail N] [--check]
 
 DIR holds, for each MODE (plain, kernel, wgd) and DIRECTION (send, recv:
 the guest sends or receives):
@@ -18,6 +18,12 @@ modules (wireguard and the crypto and UDP-tunnel modules it pulls in); the
 other modules (tun, pcnet32, mii).  Then, with --detail, the kernel
 functions that differ most between wgd and the kernel's WireGuard, and the
 calls of the functions that say how the I/O batches.
+
+--check (the smoke test, tools/routerbench/meson.build): exit 1 unless the
+split is plausible: beyond plain TCP, the kernel's WireGuard runs its
+crypto in its modules (10-60 instructions per byte there, under 3 in user
+space) and wgd in user space (10-80 there, under 3 in the WireGuard
+modules), in both directions, and wgd's peak RSS is known.
 """
 
 import bisect
@@ -164,8 +170,18 @@ def main():
     d = sys.argv[1]
     nbytes = int(sys.argv[2])
     detail = 0
-    if len(sys.argv) == 5 and sys.argv[3] == "--detail":
-        detail = int(sys.argv[4])
+    check = False
+    args = sys.argv[3:]
+    while args:
+        if args[0] == "--detail" and len(args) > 1:
+            detail = int(args[1])
+            args = args[2:]
+        elif args[0] == "--check":
+            check = True
+            args = args[1:]
+        else:
+            sys.exit(__doc__)
+    bad = []
     syms = Symbols(os.path.join(d, "kallsyms"), os.path.join(d, "modules"))
     hwm = ""
     try:
@@ -196,6 +212,11 @@ def main():
             else:
                 ratio = "%.2fx" % (tot / ref)
             print("| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %s | %.1f |" % (label, tot, *cols, ratio, r[3]))
+            # the crypto's place: the modules for the kernel, user space for wgd
+            home, away = (2, 0) if mode == "kernel" else (0, 2)
+            if not 10 <= cols[home] <= (60 if mode == "kernel" else 80) or cols[away] > 3:
+                bad.append("%s, %s: %s %.2f and %s %.2f instructions/byte beyond plain TCP" % (
+                    title, label, COLUMNS[home], cols[home], COLUMNS[away], cols[away]))
         if not detail:
             continue
         fk = per_function(runs["kernel"][1], syms)
@@ -222,6 +243,14 @@ def main():
                 print("| %s (%s) | %.1f | %.1f | %.1f |" % (name, what, *v))
     if hwm:
         print("\nwgd in the guest: peak RSS (VmHWM) %s kB" % hwm)
+    elif check:
+        bad.append("no peak RSS of wgd")
+    if check:
+        for b in bad:
+            print("check: implausible: " + b)
+        if bad:
+            sys.exit(1)
+        print("check: the split is plausible")
 
 
 if __name__ == "__main__":
