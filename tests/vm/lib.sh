@@ -82,11 +82,13 @@ vm_h() {
 # channel answering, the daemon ROLE (wgd or wireguard-go) as HIF, the keys;
 # then vm_reset configures both sides.
 vm_boot() {
-	local img qemu
+	local img qemu devs
 	if [ "$VM_ARCH" = mipsel ]; then
-		qemu=(qemu-system-mipsel -M malta -cpu 34Kf -global virtio-net-pci.romfile=)
+		qemu=(qemu-system-mipsel -M malta -cpu 34Kf)
+		devs=(-global virtio-net-pci.romfile=)
 	else
-		qemu=(qemu-system-x86_64 -accel tcg -device virtio-rng-pci -global virtio-net-pci.romfile=)
+		qemu=(qemu-system-x86_64 -accel tcg)
+		devs=(-device virtio-rng-pci -global virtio-net-pci.romfile=)
 	fi
 	nt_need "${qemu[0]}" ip wg "$NT_PY" iperf3 nft
 	img=$(VM_ARCH=$VM_ARCH "$VM_DIR/image.sh") || nt_fail "tests/vm/image.sh could not make the guest image"
@@ -108,7 +110,8 @@ vm_boot() {
 		-kernel "$KERNEL" -initrd "$INITRD" -append "console=ttyS0 panic=-1 loglevel=6" \
 		-serial "file:$NT_TMP/console.log" \
 		-chardev "socket,id=cmd,path=$VM_SOCK,server=on,wait=off" -serial chardev:cmd \
-		-monitor none -nic "tap,ifname=$TAP,script=no,downscript=no,model=$model" \
+		-monitor none "${devs[@]}" \
+		-nic "tap,ifname=$TAP,script=no,downscript=no,model=$model" \
 		"${VM_QEMU_ARGS[@]}" </dev/null >"$NT_TMP/qemu.log" 2>&1
 	VM_QEMU=$NT_BG_PID
 	if ! "$NT_PY" "$VM_DIR/vmctl.py" "$VM_SOCK" --wait "$VM_BOOT_TIMEOUT"; then
