@@ -4,6 +4,7 @@
 # The guest of the VM tests: Debian 12's kernel and a minimal initramfs.
 #
 #   tests/vm/image.sh [CACHE]      prints KERNEL=... INITRD=... KVER=... lines
+#                                  (mipsel: and USERLAND=..., the unpacked packages)
 #
 # VM_ARCH chooses the guest (default amd64):
 #   amd64   Debian's linux-image-6.1.0-*-amd64 (what linux-image-amd64
@@ -289,3 +290,5 @@ if [ ! -e "$initrd" ]; then
 	find "$kdir" -maxdepth 1 -name 'initrd-*.cpio.gz' ! -name "initrd-$key.cpio.gz" -delete
 fi
 printf 'KERNEL=%s\nINITRD=%s\nKVER=%s\n' "$kdir/vmlinuz" "$initrd" "$(cat "$kdir/kver")"
+# mipsel: where the guest's programs and libraries were unpacked (their symbols)
+[ "$arch" = amd64 ] || printf 'USERLAND=%s\n' "$uroot"

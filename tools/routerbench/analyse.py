@@ -29,11 +29,13 @@ modules), in both directions, and wgd's peak RSS is known.
 import bisect
 import json
 import os
+import subprocess
 import sys
 
 WG_MODULES = {"wireguard", "libchacha20poly1305", "chacha_mips", "poly1305_mips",
               "libcurve25519_generic", "udp_tunnel", "ip6_udp_tunnel"}
 COLUMNS = ("user", "kernel", "wg-modules", "other-modules")
+KSEG0 = 0x80000000
 
 # Functions whose calls (executions of the block at their first address)
 # say how the data path batches: system calls, the TUN device, UDP, TCP.
@@ -129,20 +131,26 @@ def split(tot, tbs, syms):
     """Instructions by column."""
     c = dict.fromkeys(COLUMNS, 0)
     c["user"] = tot["user"]
+    ksum = 0
     for pc, (ins, _) in tbs.items():
+        if pc < KSEG0:
+            continue
+        ksum += ins
         if pc < 0xC0000000:
             c["kernel"] += ins
         else:
             m = syms.module_of(pc)
             c["wg-modules" if m in WG_MODULES else "other-modules"] += ins
     # blocks the plugin could not keep apart (its table full)
-    c["kernel"] += tot.get("kernel", 0) + tot.get("vmalloc", 0) - sum(i for i, _ in tbs.values())
+    c["kernel"] += tot.get("kernel", 0) + tot.get("vmalloc", 0) - ksum
     return c
 
 
 def per_function(tbs, syms):
     f = {}
     for pc, (ins, _) in tbs.items():
+        if pc < KSEG0:
+            continue
         n = syms.name_of(pc)
         f[n] = f.get(n, 0) + ins
     return f
@@ -153,6 +161,70 @@ def calls(tbs, syms, name):
     if a is None or a not in tbs:
         return 0
     return tbs[a][1]
+
+
+class UserSymbols:
+    """wgd's executable mappings (DIR/wgd-maps, its /proc/PID/maps in the
+    guest) and the symbols of the files mapped there (DIR/elf-paths: guest
+    path, host path), read with mipsel-linux-gnu-nm and -readelf."""
+
+    def __init__(self, d):
+        self.maps = []
+        self.files = {}
+        try:
+            paths = dict(line.split() for line in open(os.path.join(d, "elf-paths")) if line.strip())
+            maps = open(os.path.join(d, "wgd-maps")).read().splitlines()
+        except (OSError, ValueError):
+            return
+        for line in maps:
+            w = line.split()
+            if len(w) < 6 or "x" not in w[1] or w[5] not in paths:
+                continue
+            lo, hi = (int(x, 16) for x in w[0].split("-"))
+            self.maps.append((lo, hi, int(w[2], 16), w[5]))
+        for g, h in paths.items():
+            self.files[g] = self._elf(h)
+
+    @staticmethod
+    def _elf(path):
+        loads = []
+        try:
+            out = subprocess.run(["mipsel-linux-gnu-readelf", "-lW", path], capture_output=True, text=True).stdout
+            for line in out.splitlines():
+                w = line.split()
+                if w and w[0] == "LOAD":
+                    loads.append((int(w[1], 16), int(w[2], 16), int(w[4], 16)))  # offset vaddr filesz
+            syms = []
+            for opt in ([], ["-D"]):
+                out = subprocess.run(["mipsel-linux-gnu-nm", "--defined-only"] + opt + [path],
+                                     capture_output=True, text=True).stdout
+                for line in out.splitlines():
+                    w = line.split()
+                    if len(w) == 3 and w[1] in "tTwW":
+                        syms.append((int(w[0], 16), w[2]))
+                if syms:
+                    break
+        except OSError:
+            return ([], [], [])
+        syms.sort()
+        return (loads, [a for a, _ in syms], [n for _, n in syms])
+
+    def name_of(self, pc):
+        """The function of wgd's process at pc, or None if pc is not in
+        wgd's executable mappings."""
+        for lo, hi, off, path in self.maps:
+            if lo <= pc < hi:
+                foff = pc - lo + off
+                loads, addrs, names = self.files[path]
+                va = foff
+                for o, v, sz in loads:
+                    if o <= foff < o + sz:
+                        va = foff - o + v
+                        break
+                i = bisect.bisect_right(addrs, va) - 1
+                base = os.path.basename(path)
+                return "%s:%s" % (base, names[i] if i >= 0 else "?")
+        return None
 
 
 def mbit(path):
@@ -183,6 +255,7 @@ def main():
             sys.exit(__doc__)
     bad = []
     syms = Symbols(os.path.join(d, "kallsyms"), os.path.join(d, "modules"))
+    usyms = UserSymbols(d)
     hwm = ""
     try:
         hwm = open(os.path.join(d, "wgd-hwm")).read().strip()
@@ -241,6 +314,21 @@ def main():
             v = [calls(runs[m][1], syms, name) / mib for m in ("plain", "kernel", "wgd")]
             if any(v):
                 print("| %s (%s) | %.1f | %.1f | %.1f |" % (name, what, *v))
+        if usyms.maps:
+            f = {}
+            for pc, (ins, _) in runs["wgd"][1].items():
+                if pc < KSEG0:
+                    n = usyms.name_of(pc)
+                    if n:
+                        f[n] = f.get(n, 0) + ins
+            inwgd = sum(f.values())
+            print("\n%s: wgd's process in user space, %.2f instructions per byte of payload (of %.2f in all"
+                  " user space, %.2f in the plain run), by function" % (
+                      title, inwgd / nbytes, runs["wgd"][0]["user"] / nbytes, p[0]["user"] / nbytes))
+            print("| function | instructions/byte | share |")
+            print("|---|---|---|")
+            for n in sorted(f, key=lambda n: -f[n])[:detail]:
+                print("| %s | %.3f | %.1f%% |" % (n, f[n] / nbytes, 100.0 * f[n] / inwgd))
     if hwm:
         print("\nwgd in the guest: peak RSS (VmHWM) %s kB" % hwm)
     elif check:

@@ -5,9 +5,12 @@
  * Counts the guest instructions executed between two markers, by where
  * they run: user space (below 0x80000000), the kernel image (kseg0 and
  * kseg1, 0x80000000-0xbfffffff) and vmalloc space (0xc0000000 and up: on
- * 32-bit MIPS loadable modules are placed there), and, for the kernel and
- * the modules, per translation block start address, so that the host can
- * put names on them from System.map and /proc/kallsyms.
+ * 32-bit MIPS loadable modules are placed there), and per translation block
+ * start address, so that the host can put names on them from the guest's
+ * /proc/kallsyms and, for a user process, its /proc/PID/maps and its ELF
+ * files' symbols.  (A user address is a counter for every process that
+ * runs code there; with address space randomisation, different programs
+ * rarely share one.)
  *
  * The cost to the guest is two inline 64-bit adds per executed translation
  * block (its instruction count, and one execution), decided once when the
@@ -24,8 +27,8 @@
  *
  *   window N
  *   total ALL user USER kernel KERNEL vmalloc VMALLOC
- *   tb ADDR INSNS EXECS             (one line per kernel or vmalloc block
- *                                    start address that ran in the window)
+ *   tb ADDR INSNS EXECS             (one line per block start address
+ *                                    that ran in the window)
  *   end N
  *
  * Arguments:  out=FILE (required).
@@ -56,17 +59,17 @@ struct counter {
 };
 
 /*
- * Kernel and vmalloc blocks, one counter per start address; an open
+ * One counter per block start address; an open
  * addressing table of indices into a fixed array (the inline adds hold
- * pointers into it, so it never moves).  Far more than a 6.1 kernel runs.
+ * pointers into it, so it never moves).  Far more than a 6.1 kernel and a
+ * few programs run; blocks past it are counted in overflow[] by region.
  */
 #define NCOUNTERS (1u << 18)
 #define NSLOTS (NCOUNTERS * 2)
 static struct counter *counters;
 static uint32_t *slots;		/* index + 1; 0: empty */
 static uint32_t ncounters;
-static struct counter user;	/* every user-space block */
-static struct counter overflow;	/* kernel blocks past NCOUNTERS */
+static struct counter overflow[3];	/* user, kernel, vmalloc */
 static FILE *out;
 static int big_endian;
 static int counting;
@@ -76,15 +79,13 @@ static struct counter *counter_of(uint64_t pc)
 {
 	uint32_t h = (uint32_t)((pc >> 2) * 2654435761u) & (NSLOTS - 1);
 
-	if (pc < KSEG0)
-		return &user;
 	while (slots[h]) {
 		if (counters[slots[h] - 1].pc == pc)
 			return &counters[slots[h] - 1];
 		h = (h + 1) & (NSLOTS - 1);
 	}
 	if (ncounters == NCOUNTERS)
-		return &overflow;
+		return &overflow[pc < KSEG0 ? 0 : pc < KSEG2 ? 1 : 2];
 	counters[ncounters].pc = pc;
 	slots[h] = ++ncounters;
 	return &counters[ncounters - 1];
@@ -94,7 +95,7 @@ static void zero_all(void)
 {
 	for (uint32_t i = 0; i < ncounters; i++)
 		counters[i].insns = counters[i].execs = 0;
-	user.insns = user.execs = overflow.insns = overflow.execs = 0;
+	memset(overflow, 0, sizeof(overflow));
 }
 
 static void on_start(unsigned int vcpu, void *data)
@@ -107,7 +108,7 @@ static void on_start(unsigned int vcpu, void *data)
 
 static void on_stop(unsigned int vcpu, void *data)
 {
-	uint64_t k = 0, v = 0;
+	uint64_t u = overflow[0].insns, k = overflow[1].insns, v = overflow[2].insns;
 
 	(void)vcpu;
 	(void)data;
@@ -115,17 +116,19 @@ static void on_stop(unsigned int vcpu, void *data)
 		return;
 	counting = 0;
 	for (uint32_t i = 0; i < ncounters; i++) {
-		if (counters[i].pc < KSEG2)
+		if (counters[i].pc < KSEG0)
+			u += counters[i].insns;
+		else if (counters[i].pc < KSEG2)
 			k += counters[i].insns;
 		else
 			v += counters[i].insns;
 	}
-	k += overflow.insns;
 	window++;
 	fprintf(out, "window %u\ntotal %" PRIu64 " user %" PRIu64 " kernel %" PRIu64 " vmalloc %" PRIu64 "\n",
-		window, user.insns + k + v, user.insns, k, v);
-	if (overflow.insns)
-		fprintf(out, "overflow %" PRIu64 "\n", overflow.insns);
+		window, u + k + v, u, k, v);
+	if (overflow[0].insns + overflow[1].insns + overflow[2].insns)
+		fprintf(out, "overflow %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", overflow[0].insns,
+			overflow[1].insns, overflow[2].insns);
 	for (uint32_t i = 0; i < ncounters; i++)
 		if (counters[i].insns)
 			fprintf(out, "tb %08" PRIx64 " %" PRIu64 " %" PRIu64 "\n", counters[i].pc,
