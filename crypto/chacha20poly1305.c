@@ -5,6 +5,7 @@
  */
 #include "crypto/chacha20poly1305.h"
 
+#include "crypto/arch/glue.h"
 #include "crypto/bytes.h"
 #include "crypto/chacha20.h"
 #include "crypto/poly1305.h"
@@ -50,6 +51,11 @@ void chacha20poly1305_ietf_encrypt(uint8_t *dst, const uint8_t *src, size_t src_
 	struct chacha20_ctx chacha;
 	uint8_t otk[CHACHA20_BLOCK_SIZE];
 
+#if defined(CHACHA20POLY1305_ARCH_SEAL)
+	/* an architecture's AEAD, where it applies (crypto/arch/glue.h) */
+	if (CHACHA20POLY1305_ARCH_SEAL(dst, src, src_len, ad, ad_len, nonce, key))
+		return;
+#endif
 	aead_setup(&chacha, otk, nonce, key);
 	chacha20_xor(&chacha, dst, src, src_len);
 	aead_tag(dst + src_len, otk, ad, ad_len, dst, src_len);
@@ -75,6 +81,10 @@ bool chacha20poly1305_ietf_decrypt(uint8_t *dst, const uint8_t *src, size_t src_
 		return false;
 	ct_len = src_len - CHACHA20POLY1305_AUTHTAG_SIZE;
 
+#if defined(CHACHA20POLY1305_ARCH_OPEN)
+	if (CHACHA20POLY1305_ARCH_OPEN(&ok, dst, src, ct_len, ad, ad_len, nonce, key))
+		return ok;
+#endif
 	aead_setup(&chacha, otk, nonce, key);
 	aead_tag(tag, otk, ad, ad_len, src, ct_len);
 	ok = crypto_equal(tag, src + ct_len, sizeof(tag));

@@ -12,12 +12,19 @@
 
 /*
  * core holds the state of whichever block core the build selected (26-bit
- * limbs, 64-bit limbs, or assembly); see poly1305_impl.h.
+ * limbs, 64-bit limbs, or assembly); see poly1305_impl.h.  On x86-64 it
+ * also holds the powers r^1..r^4 of the AVX2 core (crypto/arch/x86_64/
+ * poly1305_avx2.c), hence the larger size there.
  */
+#if defined(__x86_64__)
+#define POLY1305_CORE_WORDS64 20
+#else
+#define POLY1305_CORE_WORDS64 10
+#endif
 struct poly1305_ctx {
 	union {
-		uint32_t w32[20];
-		uint64_t w64[10];
+		uint32_t w32[2 * POLY1305_CORE_WORDS64];
+		uint64_t w64[POLY1305_CORE_WORDS64];
 	} core;
 	uint8_t s[16];	/* the second half of the key, added at the end */
 	uint8_t buf[POLY1305_BLOCK_SIZE];

@@ -25,12 +25,6 @@
 
 typedef unsigned __int128 u128;
 
-struct poly1305_64_state {
-	uint64_t r[3];	/* clamped r: r0, r1 < 2^44, r2 < 2^36 */
-	uint64_t rr[3];	/* r^2 mod p, partly reduced: < 2^44, < 2^44 + 2^14, < 2^42 */
-	uint64_t h[3];	/* accumulator: < 2^44, < 2^44 + 2^14, < 2^42 between calls */
-};
-
 _Static_assert(sizeof(struct poly1305_64_state) <= sizeof(((struct poly1305_ctx *)0)->core),
 	       "poly1305_ctx.core too small for the 44-bit core");
 

@@ -22,7 +22,17 @@ void poly1305_32_emit(void *core, uint8_t mac[16], const uint8_t s[16]);
 
 #if defined(__SIZEOF_INT128__)
 #define POLY1305_HAVE_64 1
-/* 44-bit limbs, 64x64->128 multiplies: where the compiler has unsigned __int128. */
+/*
+ * 44-bit limbs, 64x64->128 multiplies: where the compiler has unsigned __int128.
+ * The state is public so that a vector core (crypto/arch/x86_64) can hand
+ * the accumulator back and forth with this one.
+ */
+struct poly1305_64_state {
+	uint64_t r[3];	/* clamped r: r0, r1 < 2^44, r2 < 2^36 */
+	uint64_t rr[3];	/* r^2 mod p, partly reduced: < 2^44, < 2^44 + 2^14, < 2^42 */
+	uint64_t h[3];	/* accumulator: < 2^44, < 2^44 + 2^14, < 2^42 + 2^17 between calls */
+};
+
 void poly1305_64_init(void *core, const uint8_t r[16]);
 void poly1305_64_blocks(void *core, const uint8_t *in, size_t len, uint32_t padbit);
 void poly1305_64_emit(void *core, uint8_t mac[16], const uint8_t s[16]);

@@ -22,7 +22,14 @@
  * core chosen at run time (x86-64: AVX2), with the core chacha20_xor()
  * dispatches to, and the ratio to libsodium is printed for both.
  *
- * Usage: bench-crypto [-r REPS] [-s SIZE]...   (default 31 reps, all sizes)
+ * Last, where it was built with OpenSSL 3's libcrypto, wgd's seal and open
+ * (chacha20poly1305_encrypt/_decrypt, the daemon's entry points) against
+ * OpenSSL's EVP chacha20-poly1305, one EVP call sequence per packet, at 64,
+ * 512, 1420 and 8192 bytes (or the -s sizes): first a check that both
+ * produce the same packets, then interleaved timing and the ratio.
+ *
+ * Usage: bench-crypto [-c] [-r REPS] [-s SIZE]...   (default 31 reps, all
+ * sizes; -c: only the comparison with OpenSSL)
  */
 #include <sodium.h>
 #include <stdint.h>
@@ -37,6 +44,10 @@
 #include "crypto/chacha20poly1305.h"
 #include "crypto/poly1305.h"
 #include "crypto/poly1305_impl.h"
+
+#if defined(BENCH_HAVE_OPENSSL)
+#include <openssl/evp.h>
+#endif
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
@@ -57,12 +68,14 @@ static uint64_t bench_cycles(void)
 #define BENCH_BUILD "unknown"
 #endif
 
-#define MAX_SIZE 4096
+#define MAX_SIZE 65536
 #define MAX_REPS 101
 #define MIN_BATCH_NS 250000.0
 
 static const size_t bench_sizes[] = { 0, 1, 16, 64, 128, 576, 1280, 1408, 1420, 1440, 1536, 4096 };
 #define N_SIZES (sizeof(bench_sizes) / sizeof(bench_sizes[0]))
+/* the sizes of the comparison with OpenSSL when no -s is given */
+static const size_t openssl_sizes[] = { 64, 512, 1420, 8192 };
 
 static uint8_t key[32], nonce[12], ad[16];
 static uint8_t src[MAX_SIZE + 64], dst[MAX_SIZE + 64], sealed[N_SIZES][MAX_SIZE + 16];
@@ -160,17 +173,22 @@ static double measure_ratio(bench_fn a, bench_fn b, size_t len, size_t idx, int 
 }
 
 /*
- * Which ChaCha20 core chacha20_xor() (and so the AEAD) uses from now on,
- * and its name.  Without a run-time choice in crypto/arch there is one core.
+ * Which ChaCha20 and Poly1305 cores chacha20_xor() and poly1305_update()
+ * (and so the AEAD) use from now on, and their name.  Without a run-time
+ * choice in crypto/arch there is one core each.
  */
 enum bench_core { CORE_NONE = -1, CORE_GENERIC, CORE_DISPATCHED };
 
 static const char *select_core(enum bench_core c)
 {
 #if defined(WGD_ASM_X86_64)
+	bool avx2;
+
 	if (c == CORE_NONE)
 		return "";
-	return chacha20_x86_use_avx2(c == CORE_DISPATCHED) ? "AVX2" : "generic C";
+	avx2 = chacha20_x86_use_avx2(c == CORE_DISPATCHED);
+	avx2 = poly1305_x86_use_avx2(c == CORE_DISPATCHED) && avx2;
+	return avx2 ? "AVX2" : "generic C";
 #else
 	return c == CORE_NONE ? "" : "generic C";
 #endif
@@ -235,6 +253,15 @@ static void op_poly1305_64(size_t len, size_t idx)
 }
 #endif
 
+#if defined(WGD_ASM_X86_64)
+/* the AVX2 core on every length (the dispatcher uses it from 256 bytes) */
+static void op_poly1305_avx2(size_t len, size_t idx)
+{
+	(void)idx;
+	poly1305_with_core(len, poly1305_avx2_init, poly1305_avx2_blocks, poly1305_avx2_emit);
+}
+#endif
+
 static void op_aead_encrypt(size_t len, size_t idx)
 {
 	(void)idx;
@@ -269,6 +296,181 @@ static void op_blake2s(size_t len, size_t idx)
 	blake2s(out, sizeof(out), src, len, NULL, 0);
 	sink ^= out[0];
 }
+
+#if defined(BENCH_HAVE_OPENSSL)
+/*
+ * OpenSSL 3's EVP ChaCha20-Poly1305, called the way a program seals or opens
+ * one packet: one context made once and reused, and per packet
+ * EVP_CipherInit_ex with key and IV, the AD and the data through
+ * EVP_{En,De}cryptUpdate, Final, and the tag through EVP_CIPHER_CTX_ctrl.
+ * The IV is WireGuard's nonce for counter BENCH_COUNTER (whitepaper §5.4),
+ * so that both sides compute the same packet.
+ */
+#define BENCH_COUNTER 7
+
+static EVP_CIPHER_CTX *ossl_ctx;
+static uint8_t ossl_iv[12];
+
+__attribute__((noreturn)) static void ossl_fail(const char *what)
+{
+	fprintf(stderr, "bench-crypto: OpenSSL %s failed\n", what);
+	exit(1);
+}
+
+static void ossl_seal(uint8_t *out, const uint8_t *in, size_t len)
+{
+	int n = 0, m = 0;
+
+	if (EVP_CipherInit_ex(ossl_ctx, NULL, NULL, key, ossl_iv, 1) != 1 ||
+	    EVP_EncryptUpdate(ossl_ctx, NULL, &n, ad, (int)sizeof(ad)) != 1 ||
+	    EVP_EncryptUpdate(ossl_ctx, out, &n, in, (int)len) != 1 ||
+	    EVP_EncryptFinal_ex(ossl_ctx, out + n, &m) != 1 ||
+	    EVP_CIPHER_CTX_ctrl(ossl_ctx, EVP_CTRL_AEAD_GET_TAG, 16, out + len) != 1)
+		ossl_fail("seal");
+}
+
+/* in: len bytes of ciphertext and the tag; true if the tag is good */
+static int ossl_open(uint8_t *out, const uint8_t *in, size_t len)
+{
+	int n = 0, m = 0;
+
+	if (EVP_CipherInit_ex(ossl_ctx, NULL, NULL, key, ossl_iv, 0) != 1 ||
+	    EVP_CIPHER_CTX_ctrl(ossl_ctx, EVP_CTRL_AEAD_SET_TAG, 16, (void *)(in + len)) != 1 ||
+	    EVP_DecryptUpdate(ossl_ctx, NULL, &n, ad, (int)sizeof(ad)) != 1 ||
+	    EVP_DecryptUpdate(ossl_ctx, out, &n, in, (int)len) != 1)
+		ossl_fail("open");
+	return EVP_DecryptFinal_ex(ossl_ctx, out + n, &m) == 1;
+}
+
+static void op_ossl_seal(size_t len, size_t idx)
+{
+	(void)idx;
+	ossl_seal(dst, src, len);
+	sink ^= dst[len];
+}
+
+static void op_ossl_open(size_t len, size_t idx)
+{
+	if (!ossl_open(dst, sealed[idx], len)) {
+		fprintf(stderr, "bench-crypto: OpenSSL refused wgd's ciphertext\n");
+		exit(1);
+	}
+	sink ^= dst[0];
+}
+
+/*
+ * The check behind the timing: for each size, wgd's sealed packet equals
+ * OpenSSL's byte for byte, each side opens the other's, and each refuses the
+ * other's packet with one bit of the tag flipped.
+ */
+static int ossl_agree(const size_t *sizes, size_t n)
+{
+	static uint8_t a[MAX_SIZE + 16], b[MAX_SIZE + 16], p[MAX_SIZE + 16];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		size_t len = sizes[i];
+		int ok = 1;
+
+		chacha20poly1305_encrypt(a, src, len, ad, sizeof(ad), BENCH_COUNTER, key);
+		ossl_seal(b, src, len);
+		ok &= memcmp(a, b, len + 16) == 0;
+		ok &= memcmp(a, sealed[i], len + 16) == 0;
+		memset(p, 0, len);
+		ok &= ossl_open(p, a, len) && memcmp(p, src, len) == 0;
+		memset(p, 0, len);
+		ok &= chacha20poly1305_decrypt(p, b, len + 16, ad, sizeof(ad), BENCH_COUNTER, key) &&
+		      memcmp(p, src, len) == 0;
+		a[len + 3] ^= 0x20;
+		b[len + 3] ^= 0x20;
+		ok &= !ossl_open(p, a, len);
+		ok &= !chacha20poly1305_decrypt(p, b, len + 16, ad, sizeof(ad), BENCH_COUNTER, key);
+		printf("check %5zu bytes: wgd and OpenSSL packets %s\n", len,
+		       ok ? "identical, each opens the other's, both refuse a flipped tag bit"
+			  : "DIFFER");
+		if (!ok)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Seal and open against OpenSSL: batches of wgd and OpenSSL alternate, REPS
+ * pairs per size; each figure is the median over the pairs, and the ratio
+ * (throughput wgd / OpenSSL = time OpenSSL / time wgd) the median of the
+ * per-pair ratios.
+ */
+static void ossl_compare_one(const char *dir, bench_fn ours, bench_fn theirs, size_t n_test,
+			     size_t len, size_t idx, int reps)
+{
+	unsigned long ia = calibrate(ours, len, idx), ib = calibrate(theirs, len, idx), i;
+	double ns_a[MAX_REPS], ns_b[MAX_REPS], cy_a[MAX_REPS], cy_b[MAX_REPS], ratio[MAX_REPS];
+	double na, nb, ca, cb;
+	int k;
+
+	for (k = 0; k < reps; k++) {
+		double t0 = now_ns();
+		uint64_t c0 = bench_cycles();
+
+		for (i = 0; i < ia; i++)
+			ours(len, idx);
+		cy_a[k] = (double)(bench_cycles() - c0) / (double)ia;
+		ns_a[k] = (now_ns() - t0) / (double)ia;
+		t0 = now_ns();
+		c0 = bench_cycles();
+		for (i = 0; i < ib; i++)
+			theirs(len, idx);
+		cy_b[k] = (double)(bench_cycles() - c0) / (double)ib;
+		ns_b[k] = (now_ns() - t0) / (double)ib;
+		ratio[k] = ns_b[k] / ns_a[k];
+	}
+	na = median(ns_a, reps);
+	nb = median(ns_b, reps);
+	ca = median(cy_a, reps);
+	cb = median(cy_b, reps);
+	printf("test %2zu (%5zu byte packets) %s: wgd %8.1f ns", n_test, len, dir, na);
+	if (BENCH_HAVE_CYCLES)
+		printf(" %5.2f c/B", ca / (double)len);
+	printf(" %7.1f MB/s | OpenSSL %8.1f ns", (double)len / na * 1e3, nb);
+	if (BENCH_HAVE_CYCLES)
+		printf(" %5.2f c/B", cb / (double)len);
+	printf(" %7.1f MB/s | ratio wgd/OpenSSL %.2f\n", (double)len / nb * 1e3,
+	       median(ratio, reps));
+	fflush(stdout);
+}
+
+static int ossl_compare(const size_t *sizes, size_t n, int reps)
+{
+	const EVP_CIPHER *cipher = EVP_chacha20_poly1305();
+	const char *core = select_core(CORE_DISPATCHED);
+	size_t i;
+
+	ossl_ctx = EVP_CIPHER_CTX_new();
+	if (ossl_ctx == NULL || cipher == NULL ||
+	    EVP_CipherInit_ex(ossl_ctx, cipher, NULL, NULL, NULL, 1) != 1 ||
+	    EVP_CIPHER_CTX_ctrl(ossl_ctx, EVP_CTRL_AEAD_SET_IVLEN, 12, NULL) != 1)
+		ossl_fail("context setup");
+	memset(ossl_iv, 0, 4);
+	for (i = 0; i < 8; i++)
+		ossl_iv[4 + i] = (uint8_t)((uint64_t)BENCH_COUNTER >> (8 * i));
+
+	printf("\nwgd (chacha20poly1305_encrypt/_decrypt%s%s) against %s EVP chacha20-poly1305, "
+	       "one call sequence per packet, %zu-byte AD, out of place\n",
+	       core[0] ? ", " : "", core, OpenSSL_version(OPENSSL_VERSION), sizeof(ad));
+	if (!ossl_agree(sizes, n)) {
+		EVP_CIPHER_CTX_free(ossl_ctx);
+		return 0;
+	}
+	printf("median of %d interleaved pairs of batches; ratio = throughput wgd / OpenSSL "
+	       "(> 1.00: wgd is faster)\n", reps);
+	for (i = 0; i < n; i++) {
+		ossl_compare_one("seal", op_aead_encrypt, op_ossl_seal, i, sizes[i], i, reps);
+		ossl_compare_one("open", op_aead_decrypt, op_ossl_open, i, sizes[i], i, reps);
+	}
+	EVP_CIPHER_CTX_free(ossl_ctx);
+	return 1;
+}
+#endif
 
 /* ---- output ---- */
 
@@ -359,19 +561,19 @@ static void print_cpu(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: bench-crypto [-r REPS (1..%d)] [-s SIZE (0..%d)]...\n", MAX_REPS,
-		MAX_SIZE);
+	fprintf(stderr, "usage: bench-crypto [-c] [-r REPS (1..%d)] [-s SIZE (0..%d)]...\n",
+		MAX_REPS, MAX_SIZE);
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	size_t sizes[N_SIZES], idx[N_SIZES], n = 0, i;
-	int reps = 31, a;
+	size_t sizes[N_SIZES], idx[N_SIZES], n = 0, given, i;
+	int reps = 31, a, compare_only = 0, status = 0;
 	struct series s[] = {
 		{ "chacha20", "chacha20_xor", "encryption", 256, op_chacha20, CORE_GENERIC,
 		  { { 0, 0 } } },
-		{ "poly1305", "poly1305, default core", "", 256, op_poly1305, CORE_NONE,
+		{ "poly1305", "poly1305, default core", "", 256, op_poly1305, CORE_DISPATCHED,
 		  { { 0, 0 } } },
 		{ "poly1305", "poly1305_32, 26-bit limbs", "", 256, op_poly1305_32, CORE_NONE,
 		  { { 0, 0 } } },
@@ -389,6 +591,8 @@ int main(int argc, char **argv)
 #if defined(WGD_ASM_X86_64)
 		{ "chacha20", "chacha20_xor", "encryption", 256, op_chacha20, CORE_DISPATCHED,
 		  { { 0, 0 } } },
+		{ "poly1305", "poly1305_avx2, 4 x 26-bit limbs", "", 256, op_poly1305_avx2,
+		  CORE_DISPATCHED, { { 0, 0 } } },
 		{ "rfc7539(chacha20,poly1305)", "chacha20poly1305_encrypt", "encryption", 256,
 		  op_aead_encrypt, CORE_DISPATCHED, { { 0, 0 } } },
 		{ "rfc7539(chacha20,poly1305)", "chacha20poly1305_decrypt", "decryption", 256,
@@ -399,7 +603,9 @@ int main(int argc, char **argv)
 	struct series *ours[2] = { NULL, NULL }, *theirs = NULL;
 
 	for (a = 1; a < argc; a++) {
-		if (strcmp(argv[a], "-r") == 0 && a + 1 < argc) {
+		if (strcmp(argv[a], "-c") == 0) {
+			compare_only = 1;
+		} else if (strcmp(argv[a], "-r") == 0 && a + 1 < argc) {
 			reps = atoi(argv[++a]);
 			if (reps < 1 || reps > MAX_REPS)
 				usage();
@@ -414,6 +620,7 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
+	given = n;
 	if (n == 0)
 		for (n = 0; n < N_SIZES; n++) {
 			sizes[n] = bench_sizes[n];
@@ -433,15 +640,39 @@ int main(int argc, char **argv)
 	       __VERSION__, BENCH_BUILD,
 	       BENCH_HAVE_CYCLES ? "rdtsc (TSC reference cycles)" : "n/a", reps,
 	       MIN_BATCH_NS / 1e6);
-	for (i = 0; i < n_series; i++) {
-		run_series(&s[i], sizes, idx, n, reps);
-		if (s[i].fn == op_aead_encrypt)
-			ours[s[i].core] = &s[i];
-		if (s[i].fn == op_sodium_encrypt)
-			theirs = &s[i];
+	if (!compare_only) {
+		for (i = 0; i < n_series; i++) {
+#if defined(WGD_ASM_X86_64)
+			if (s[i].fn == op_poly1305_avx2 && !poly1305_x86_use_avx2(true)) {
+				printf("\n%s: this CPU has no AVX2; skipped\n", s[i].driver);
+				continue;
+			}
+#endif
+			run_series(&s[i], sizes, idx, n, reps);
+			if (s[i].fn == op_aead_encrypt)
+				ours[s[i].core] = &s[i];
+			if (s[i].fn == op_sodium_encrypt)
+				theirs = &s[i];
+		}
+		print_ratios(ours[CORE_GENERIC], CORE_GENERIC, theirs, sizes, idx, n, reps);
+		if (ours[CORE_DISPATCHED] != NULL)
+			print_ratios(ours[CORE_DISPATCHED], CORE_DISPATCHED, theirs, sizes, idx, n,
+				     reps);
 	}
-	print_ratios(ours[CORE_GENERIC], CORE_GENERIC, theirs, sizes, idx, n, reps);
-	if (ours[CORE_DISPATCHED] != NULL)
-		print_ratios(ours[CORE_DISPATCHED], CORE_DISPATCHED, theirs, sizes, idx, n, reps);
-	return 0;
+
+	/* against OpenSSL: the -s sizes, or the packet sizes of issue 9 */
+	if (given == 0) {
+		for (n = 0; n < sizeof(openssl_sizes) / sizeof(openssl_sizes[0]); n++)
+			sizes[n] = openssl_sizes[n];
+	}
+	for (i = 0; i < n; i++)
+		chacha20poly1305_encrypt(sealed[i], src, sizes[i], ad, sizeof(ad), 7, key);
+#if defined(BENCH_HAVE_OPENSSL)
+	if (!ossl_compare(sizes, n, reps))
+		status = 1;
+#else
+	(void)sizes;
+	printf("\nOpenSSL comparison skipped: built without libcrypto (OpenSSL 3, libssl-dev)\n");
+#endif
+	return status;
 }

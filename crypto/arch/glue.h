@@ -7,7 +7,8 @@
  *   POLY1305_CORE_INIT(core, r)                  see poly1305_impl.h
  *   POLY1305_CORE_BLOCKS(core, in, len, padbit)
  *   POLY1305_CORE_EMIT(core, mac, s)
- * where core points at struct poly1305_ctx.core (80 bytes, 8-byte aligned).
+ * where core points at struct poly1305_ctx.core (80 bytes, 160 on x86-64;
+ * 8-byte aligned).
  *
  * Default: the portable C cores, with 44-bit-limb Poly1305 wherever the
  * compiler has unsigned __int128 and 26-bit limbs elsewhere.
@@ -20,7 +21,22 @@
  * WGD_ASM_X86_64 (defined by Meson on x86-64 unless -Dasm=disabled) maps
  * CHACHA20_XOR_CORE to chacha20_x86_xor, which calls the AVX2 core when the
  * CPU has AVX2 (asked once, at the first call) and the generic core
- * otherwise; Poly1305 stays generic there.
+ * otherwise; POLY1305_CORE_BLOCKS to poly1305_x86_blocks, the same choice
+ * between the four-way AVX2 Poly1305 (from 256 bytes per call) and the
+ * 44-bit generic core, whose state the AVX2 core extends (so _INIT and
+ * _EMIT are one pair for both); and it defines CHACHA20POLY1305_ARCH_SEAL
+ * and _OPEN, which chacha20poly1305.c tries before its generic code: with
+ * the AVX2 ChaCha20 core and from 65 bytes, the Poly1305 key comes out of
+ * the first eight-block group.  The generic cores stay compiled, exported
+ * and testable (chacha20_x86_use_avx2, poly1305_x86_use_avx2).
+ *
+ * AVX-512 (not written: this development machine has none, and qemu's TCG
+ * cannot run it, so it could not be tested): each choice is one static
+ * word set from __builtin_cpu_supports at the first call, so a 16-block
+ * ChaCha20 or eight-way Poly1305 would be one more exported core, one more
+ * value in chacha20_x86_use_avx2/poly1305_x86_use_avx2's choice and, for
+ * the AEAD, a wider first group; the callers and this header's four names
+ * stay as they are.
  *
  * Adding an architecture: declare its cores under a new #if branch and map the
  * four names; nothing else in crypto/ changes.
@@ -64,11 +80,58 @@ void chacha20_x86_xor(uint8_t *dst, const uint8_t *src, size_t len, uint32_t sta
  */
 bool chacha20_x86_use_avx2(bool allow);
 
+/* Whether chacha20_x86_xor runs the AVX2 core (choosing it, if not chosen yet). */
+bool chacha20_x86_avx2_chosen(void);
+/* Keystream blocks state[12] .. state[12] + 7 into out; the state is unchanged.  AVX2 only. */
+void chacha20_avx2_stream8(uint8_t out[512], const uint32_t state[16]);
+/* dst = src XOR ks, len bytes (dst may equal src).  AVX2 only. */
+void chacha20_avx2_xor_ks(uint8_t *dst, const uint8_t *src, const uint8_t *ks, size_t len);
+
 #define CHACHA20_XOR_CORE chacha20_x86_xor
+
+/*
+ * The AEAD (x86_64/chacha20poly1305_x86.c): where chacha20_x86_xor runs the
+ * AVX2 core and the input is longer than one block, the Poly1305 key comes
+ * out of the first eight-block group with the first 448 bytes of data
+ * keystream, instead of a scalar block of its own.  Each returns false
+ * without touching anything when it does not apply; chacha20poly1305.c
+ * then runs the generic code.  Open verifies the tag before it writes dst.
+ */
+bool chacha20poly1305_x86_seal(uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *ad,
+			       size_t ad_len, const uint8_t nonce[12], const uint8_t key[32]);
+/* ct_len excludes the tag at src + ct_len; *ok is the verdict when it returns true. */
+bool chacha20poly1305_x86_open(bool *ok, uint8_t *dst, const uint8_t *src, size_t ct_len,
+			       const uint8_t *ad, size_t ad_len, const uint8_t nonce[12],
+			       const uint8_t key[32]);
+
+#define CHACHA20POLY1305_ARCH_SEAL chacha20poly1305_x86_seal
+#define CHACHA20POLY1305_ARCH_OPEN chacha20poly1305_x86_open
+
+/*
+ * Poly1305, four blocks at a time with AVX2 (x86_64/poly1305_avx2.c).  The
+ * state is the 44-bit core's followed by the powers of r, so _init and
+ * _emit serve both cores; _blocks of the AVX2 core takes any multiple of 16
+ * bytes (the tail through the 44-bit core) and runs only where the CPU has
+ * AVX2.
+ */
+void poly1305_avx2_init(void *core, const uint8_t r[16]);
+void poly1305_avx2_blocks(void *core, const uint8_t *in, size_t len, uint32_t padbit);
+void poly1305_avx2_emit(void *core, uint8_t mac[16], const uint8_t s[16]);
+/* poly1305_avx2_blocks for long inputs on a CPU with AVX2, poly1305_64_blocks otherwise. */
+void poly1305_x86_blocks(void *core, const uint8_t *in, size_t len, uint32_t padbit);
+/* As chacha20_x86_use_avx2, for the core of poly1305_x86_blocks. */
+bool poly1305_x86_use_avx2(bool allow);
+
+#define POLY1305_CORE_INIT poly1305_avx2_init
+#define POLY1305_CORE_BLOCKS poly1305_x86_blocks
+#define POLY1305_CORE_EMIT poly1305_avx2_emit
+
 #else
 #define CHACHA20_XOR_CORE chacha20_generic_xor
 #endif
-#if defined(POLY1305_HAVE_64)
+#if defined(WGD_ASM_X86_64)
+/* mapped above */
+#elif defined(POLY1305_HAVE_64)
 #define POLY1305_CORE_INIT poly1305_64_init
 #define POLY1305_CORE_BLOCKS poly1305_64_blocks
 #define POLY1305_CORE_EMIT poly1305_64_emit

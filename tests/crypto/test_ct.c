@@ -7,7 +7,8 @@
  * size N").  Results are marked defined again before this program looks at
  * them: a verdict (tag valid or not) is public, the work that led to it is
  * not.  Covered: ChaCha20, Poly1305 and both block cores, the three AEAD
- * forms with good and bad tags, BLAKE2s keyed and unkeyed, HMAC, KDF,
+ * forms with good and bad tags, on x86-64 the AVX2 cores and AEAD path with
+ * AVX2 and forced generic, BLAKE2s keyed and unkeyed, HMAC, KDF,
  * crypto_equal/crypto_is_zero and, when built with libsodium, the X25519
  * wrapper.
  *
@@ -26,6 +27,10 @@
 #include "tests/crypto/testutil.h"
 #ifdef TEST_HAVE_X25519
 #include "crypto/x25519.h"
+#endif
+#if defined(WGD_ASM_X86_64)
+#include "crypto/arch/glue.h"
+#include "crypto/poly1305_impl.h"
 #endif
 
 #define SECRET(p, n) VALGRIND_MAKE_MEM_UNDEFINED((p), (n))
@@ -201,6 +206,50 @@ static void check_x25519(void)
 }
 #endif
 
+#if defined(WGD_ASM_X86_64)
+/*
+ * x86-64: the AEAD once with every core forced generic and once as
+ * dispatched (AVX2 ChaCha20 and Poly1305 and the x86 AEAD path, from 65
+ * bytes), and the AVX2 Poly1305 core called directly, at lengths on both
+ * sides of the thresholds (65 bytes, 256 bytes, the 448-byte first group).
+ */
+static void check_x86(void)
+{
+	static const size_t x86_lengths[] = { 64, 65, 200, 255, 256, 448, 449, 1000, 1420, 1500 };
+	static const struct tu_poly_core avx2 = { "poly1305_avx2", poly1305_avx2_init,
+						  poly1305_avx2_blocks, poly1305_avx2_emit };
+	uint8_t key[32], mac[16];
+	size_t i;
+	int generic;
+
+	if (!__builtin_cpu_supports("avx2")) {
+		printf("crypto-ct: this CPU has no AVX2: the x86-64 AVX2 code is not checked\n");
+		return;
+	}
+	for (generic = 1; generic >= 0; generic--) {
+		chacha20_x86_use_avx2(!generic);
+		poly1305_x86_use_avx2(!generic);
+		for (i = 0; i < sizeof(x86_lengths) / sizeof(x86_lengths[0]); i++) {
+			check_aead(AEAD_IETF, x86_lengths[i], false);
+			check_aead(AEAD_IETF, x86_lengths[i], true);
+			check_aead(AEAD_WG, x86_lengths[i], true);
+		}
+	}
+	for (i = 0; i < sizeof(x86_lengths) / sizeof(x86_lengths[0]); i++) {
+		size_t len = x86_lengths[i];
+
+		tu_rng_fill(&rng, key, sizeof(key));
+		tu_rng_fill(&rng, plain, len);
+		SECRET(key, sizeof(key));
+		SECRET(plain, len);
+		tu_poly1305_core(&avx2, mac, plain, len, key);
+		PUBLIC(mac, sizeof(mac));
+		PUBLIC(plain, len);
+	}
+	printf("crypto-ct: x86-64 AVX2 ChaCha20, Poly1305 and AEAD checked, and the generic cores\n");
+}
+#endif
+
 int main(void)
 {
 	size_t i;
@@ -223,6 +272,9 @@ int main(void)
 		check_blake2s(len);
 	}
 	check_util();
+#if defined(WGD_ASM_X86_64)
+	check_x86();
+#endif
 #ifdef TEST_HAVE_X25519
 	check_x25519();
 #endif

@@ -3,44 +3,88 @@
 #
 # The guest of the VM tests: Debian 12's kernel and a minimal initramfs.
 #
-#   tests/vm/image.sh [CACHE]      prints KERNEL=... and INITRD=... lines
+#   tests/vm/image.sh [CACHE]      prints KERNEL=... INITRD=... KVER=... lines
+#                                  (mipsel: and USERLAND=..., the unpacked packages)
 #
-# The kernel is Debian's linux-image-6.1.0-*-amd64 (the package that
-# linux-image-amd64 depends on), fetched with apt-get download, unpacked with
-# dpkg -x; only vmlinuz and the modules the guest loads are kept, under
-# CACHE/kernel-PACKAGE_VERSION-HASH (HASH: of the list of modules wanted;
-# CACHE: WGD_VM_CACHE, default /var/cache/wgd-vm).
+# VM_ARCH chooses the guest (default amd64):
+#   amd64   Debian's linux-image-6.1.0-*-amd64 (what linux-image-amd64
+#           depends on), for qemu-system-x86_64; the host's own programs.
+#   mipsel  Debian's linux-image-6.1.0-*-4kc-malta:mipsel, for
+#           qemu-system-mipsel -M malta (tools/routerbench); the programs
+#           and libraries from Debian's mipsel packages (apt-get download,
+#           dpkg -x), the libraries found from each ELF's NEEDED entries.
+# VM_EXTRA: more programs of the guest's architecture (paths on the host),
+#   copied to /usr/local/bin with the libraries they need (mipsel only).
+#
+# The kernel is fetched with apt-get download and unpacked with dpkg -x; only
+# vmlinuz and the modules the guest loads are
+# kept, under CACHE/kernel-PACKAGE_VERSION-HASH (HASH: of the list of modules
+# wanted; CACHE: WGD_VM_CACHE, default /var/cache/wgd-vm, and CACHE/mipsel for
+# mipsel).
 # The modules' order of loading comes from modules.dep, which the package
 # does not ship (its postinst runs depmod): depmod -b makes it from the
 # unpacked tree.
 #
 # The initramfs (cpio, newc, gzip; written by busybox cpio) holds
-# busybox-static, the host programs below with the shared libraries ldd
-# lists, the modules (decompressed if they were .ko.xz or .ko.gz), the list
-# to load in order, and tests/vm/init.  It is rebuilt when any of its inputs changes: it is cached
-# under a hash of them.
+# busybox-static, the programs below with their shared libraries, the
+# modules (decompressed if they were .ko.xz or .ko.gz), the list to load in
+# order, and tests/vm/init.  It is rebuilt when any of its inputs changes: it
+# is cached under a hash of them.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${1:-${WGD_VM_CACHE:-/var/cache/wgd-vm}}
+arch=${VM_ARCH:-amd64}
+busybox=/bin/busybox		# the host's (busybox-static): cpio, xz
+# Another architecture's guest in a directory of its own: the amd64 images'
+# clean-up (below, and in older copies of this script) removes the other
+# kernel-* directories beside its own.
+[ "$arch" = amd64 ] || cache=$cache/$arch
+read -r -a extra <<<"${VM_EXTRA:-}"
 
-# The modules the guest needs; their dependencies are added from modules.dep.
-# virtio-rng: the kernel's WireGuard drops every handshake message until the
-# kernel's random number generator is initialized, which without a source
-# of entropy takes minutes under TCG.
-want_modules=(wireguard virtio_net virtio_pci virtio-rng)
-# Programs copied from the host (Debian 12 packages wireguard-tools,
-# iproute2, iputils-ping, iperf3, netcat-openbsd: busybox's ping has no -M do
-# and its nc no -u; iproute2's ip for the same syntax as on the host).
-host_programs=(/usr/bin/wg /usr/sbin/ip /usr/bin/ping /usr/bin/iperf3 /usr/bin/nc.openbsd)
-busybox=/bin/busybox
+case "$arch" in
+amd64)
+	meta=linux-image-amd64
+	flavour=amd64
+	# The modules the guest needs; their dependencies are added from
+	# modules.dep.  virtio-rng: the kernel's WireGuard drops every
+	# handshake message until the kernel's random number generator is
+	# initialized, which without a source of entropy takes minutes under TCG.
+	want_modules=(wireguard virtio_net virtio_pci virtio-rng)
+	# Programs copied from the host (Debian 12 packages wireguard-tools,
+	# iproute2, iputils-ping, iperf3, netcat-openbsd: busybox's ping has no
+	# -M do and its nc no -u; iproute2's ip for the same syntax as on the host).
+	host_programs=(/usr/bin/wg /usr/sbin/ip /usr/bin/ping /usr/bin/iperf3 /usr/bin/nc.openbsd)
+	[ ${#extra[@]} = 0 ] || { echo "image.sh: VM_EXTRA is for mipsel only" >&2; exit 1; }
+	;;
+mipsel)
+	meta=linux-image-4kc-malta:mipsel
+	flavour=4kc-malta
+	# malta's NIC is a pcnet (no checksum offload, no GRO) or, with
+	# VM_NIC=virtio-net-pci (tests/vm/lib.sh), a virtio one; tun for wgd.
+	# The kernel's WireGuard pulls in the MIPS ChaCha20 and Poly1305
+	# modules (chacha-mips, poly1305-mips).
+	want_modules=(wireguard tun pcnet32 virtio_net virtio_pci)
+	# Debian's mipsel packages whose programs the guest runs (busybox is
+	# static), and the libraries those and VM_EXTRA (wgd) need.
+	user_packages=(busybox-static wireguard-tools iperf3 libiperf0 libsctp1 libssl3 libatomic1 libc6 libsodium23 libmnl0)
+	user_programs=(/usr/bin/wg /usr/bin/iperf3)
+	host_programs=()
+	;;
+*)
+	echo "image.sh: VM_ARCH '$arch': amd64 or mipsel" >&2
+	exit 1
+	;;
+esac
 
 die() {
 	echo "image.sh: $*" >&2
 	exit 1
 }
 
-for p in apt-get apt-cache dpkg depmod gzip ldd flock sha256sum "${host_programs[@]}"; do
+need=(apt-get apt-cache dpkg depmod gzip flock sha256sum "$busybox")
+[ "$arch" = mipsel ] && need+=(mipsel-linux-gnu-readelf) || need+=(ldd)
+for p in "${need[@]}" "${host_programs[@]}"; do
 	command -v "$p" >/dev/null 2>&1 || die "required program '$p' is missing (tools/install-deps installs it)"
 done
 "$busybox" --list 2>/dev/null | grep -qx sh || die "$busybox is not busybox (package busybox-static)"
@@ -52,19 +96,19 @@ flock -w 600 9 || die "cannot lock $cache/lock within 600 s"
 
 # resolve: the real kernel package and its candidate version.
 resolve() {
-	apt-cache depends linux-image-amd64 2>/dev/null |
-		awk '$1 == "Depends:" && $2 ~ /^linux-image-[0-9.]+-[0-9]+-amd64$/ { print $2; exit }'
+	apt-cache depends "$meta" 2>/dev/null |
+		awk -v f="$flavour" '$1 == "Depends:" && $2 ~ "^linux-image-[0-9.]+-[0-9]+-" f "(:mipsel)?$" { print $2; exit }'
 }
 pkg=$(resolve)
 if [ -z "$pkg" ]; then
 	apt-get update >"$cache/apt-update.log" 2>&1 || { cat "$cache/apt-update.log" >&2; die "apt-get update failed"; }
 	pkg=$(resolve)
 fi
-[ -n "$pkg" ] || die "apt-cache depends linux-image-amd64 names no linux-image-6.1.0-*-amd64"
+[ -n "$pkg" ] || die "apt-cache depends $meta names no linux-image-6.1.0-*-$flavour"
 ver=$(apt-cache policy "$pkg" | awk '$1 == "Candidate:" { print $2 }')
 [ -n "$ver" ] && [ "$ver" != "(none)" ] || die "no candidate version of $pkg"
 # Keyed by the package's version and the modules wanted.
-kdir=$cache/kernel-${pkg}_$ver-$(printf '%s\n' "${want_modules[@]}" | sha256sum | cut -c1-8)
+kdir=$cache/kernel-${pkg%:*}_$ver-$(printf '%s\n' "${want_modules[@]}" | sha256sum | cut -c1-8)
 
 if [ ! -e "$kdir/complete" ]; then
 	rm -rf "$kdir" "$kdir.tmp"
@@ -111,9 +155,12 @@ if [ ! -e "$kdir/complete" ]; then
 	rm -rf "$kdir.tmp/deb" "$kdir.tmp/root" "$kdir.tmp/order"
 	touch "$kdir.tmp/complete"
 	mv "$kdir.tmp" "$kdir"
-	# Other versions, or other module sets, are of no further use.
-	find "$cache" -mindepth 1 -maxdepth 1 -name 'kernel-*' ! -name "$(basename "$kdir")" -exec rm -rf {} +
+	# Other versions, or other module sets, of this flavour are of no further use.
+	find "$cache" -mindepth 1 -maxdepth 1 -name "kernel-linux-image-*-${flavour}_*" ! -name "$(basename "$kdir")" \
+		-exec rm -rf {} +
 fi
+
+# ---- amd64: the host's programs ------------------------------------------
 
 # libs: the shared libraries of the host programs, as ldd lists them (the
 # dynamic loader's own line has no "=>"; the per-program header lines end
@@ -123,25 +170,116 @@ libs() {
 		awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// && $1 !~ /:$/ { print $1 }' | sort -u
 }
 
+# ---- mipsel: Debian's mipsel packages ------------------------------------
+
+# The packages at their candidate versions, unpacked once under
+# CACHE/userland-mipsel-HASH (HASH: of the package=version list).
+userland() {
+	local p v list= u
+	for p in "${user_packages[@]}"; do
+		v=$(apt-cache policy "$p:mipsel" | awk '$1 == "Candidate:" { print $2 }')
+		[ -n "$v" ] && [ "$v" != "(none)" ] || die "no candidate version of $p:mipsel (dpkg --add-architecture mipsel; apt-get update)"
+		list="$list $p:mipsel=$v"
+	done
+	u=$cache/userland-mipsel-$(printf '%s\n' $list | sha256sum | cut -c1-12)
+	if [ ! -e "$u/complete" ]; then
+		rm -rf "$u" "$u.tmp"
+		mkdir -p "$u.tmp/deb"
+		# shellcheck disable=SC2086 # the list is words
+		(cd "$u.tmp/deb" && apt-get download $list) >"$u.tmp/download.log" 2>&1 ||
+			{ cat "$u.tmp/download.log" >&2; die "apt-get download of the mipsel userland failed"; }
+		for d in "$u.tmp"/deb/*.deb; do
+			dpkg -x "$d" "$u.tmp/root" || die "dpkg -x $d failed"
+		done
+		rm -rf "$u.tmp/deb"
+		touch "$u.tmp/complete"
+		mv "$u.tmp" "$u"
+		find "$cache" -mindepth 1 -maxdepth 1 -name 'userland-mipsel-*' ! -name "$(basename "$u")" -exec rm -rf {} +
+	fi
+	printf '%s\n' "$u/root"
+}
+
+# mips_libs ROOT ELF...: the shared libraries the ELFs need, recursively
+# (their NEEDED entries, found in ROOT's library directories), as paths
+# relative to ROOT; and the dynamic loader.
+mips_libs() {
+	local root=$1 todo=() seen=" " f n d found
+	shift
+	todo=("$@")
+	while [ ${#todo[@]} -gt 0 ]; do
+		f=${todo[0]}
+		todo=("${todo[@]:1}")
+		for n in $(mipsel-linux-gnu-readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+			case "$seen" in *" $n "*) continue ;; esac
+			seen="$seen$n "
+			found=
+			for d in lib/mipsel-linux-gnu usr/lib/mipsel-linux-gnu lib usr/lib; do
+				if [ -e "$root/$d/$n" ]; then
+					found=$d/$n
+					break
+				fi
+			done
+			[ -n "$found" ] || die "$f needs $n, which no mipsel package of the image has"
+			printf '%s\n' "$found"
+			todo+=("$root/$found")
+		done
+	done
+	printf '%s\n' lib/ld.so.1
+}
+
+if [ "$arch" = mipsel ]; then
+	uroot=$(userland)
+	busybox_guest=$uroot/bin/busybox
+	[ -x "$busybox_guest" ] || die "busybox-static:mipsel has no /bin/busybox"
+	for x in "${extra[@]}"; do
+		[ -f "$x" ] || die "VM_EXTRA: no file $x"
+	done
+	progs=()
+	for p in "${user_programs[@]}"; do
+		progs+=("$uroot$p")
+	done
+	mlibs=$(mips_libs "$uroot" "${progs[@]}" "${extra[@]}" | sort -u)
+	key=$( {
+		cat "$here/init" "$0" "$kdir/modules/order"
+		printf '%s\n' "$uroot" "${extra[@]}"
+		sha256sum "${extra[@]}" /dev/null
+	} | sha256sum | cut -c1-16)
+else
+	busybox_guest=$busybox
+	key=$( {
+		cat "$here/init" "$0" "$kdir/modules/order"
+		sha256sum "$busybox" "${host_programs[@]}" $(libs)
+	} | sha256sum | cut -c1-16)
+fi
+
 # The initramfs, keyed by everything that goes into it.
-key=$( {
-	cat "$here/init" "$0" "$kdir/modules/order"
-	sha256sum "$busybox" "${host_programs[@]}" $(libs)
-} | sha256sum | cut -c1-16)
 initrd=$kdir/initrd-$key.cpio.gz
 if [ ! -e "$initrd" ]; then
 	t=$(mktemp -d "$cache/initrd.XXXXXX")
 	r=$t/root
-	mkdir -p "$r"/{bin,sbin,usr/bin,usr/sbin,lib,lib64,lib/modules,proc,sys,dev,tmp,run,var,etc}
+	mkdir -p "$r"/{bin,sbin,usr/bin,usr/sbin,usr/local/bin,lib,lib64,lib/modules,proc,sys,dev,tmp,run,var,etc}
 	ln -s ../run "$r/var/run"
-	cp "$busybox" "$r/bin/busybox"
-	for p in "${host_programs[@]}"; do
-		cp "$p" "$r$p"
-	done
-	for l in $(libs); do
-		mkdir -p "$r$(dirname "$l")"
-		cp -L "$l" "$r$l"
-	done
+	cp "$busybox_guest" "$r/bin/busybox"
+	if [ "$arch" = mipsel ]; then
+		for p in "${user_programs[@]}"; do
+			cp "$uroot$p" "$r$p"
+		done
+		for x in "${extra[@]}"; do
+			cp "$x" "$r/usr/local/bin/"
+		done
+		for l in $mlibs; do
+			mkdir -p "$r/$(dirname "$l")"
+			cp -L "$uroot/$l" "$r/$l"
+		done
+	else
+		for p in "${host_programs[@]}"; do
+			cp "$p" "$r$p"
+		done
+		for l in $(libs); do
+			mkdir -p "$r$(dirname "$l")"
+			cp -L "$l" "$r$l"
+		done
+	fi
 	cp "$kdir"/modules/* "$r/lib/modules/"
 	cp "$here/init" "$r/init"
 	chmod 755 "$r/init"
@@ -152,3 +290,5 @@ if [ ! -e "$initrd" ]; then
 	find "$kdir" -maxdepth 1 -name 'initrd-*.cpio.gz' ! -name "initrd-$key.cpio.gz" -delete
 fi
 printf 'KERNEL=%s\nINITRD=%s\nKVER=%s\n' "$kdir/vmlinuz" "$initrd" "$(cat "$kdir/kver")"
+# mipsel: where the guest's programs and libraries were unpacked (their symbols)
+[ "$arch" = amd64 ] || printf 'USERLAND=%s\n' "$uroot"

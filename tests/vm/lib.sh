@@ -21,12 +21,29 @@
 . "$(dirname "${BASH_SOURCE[0]}")/../net/lib.sh"
 
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-VM_MEM=${VM_MEM:-384}
 VM_BOOT_TIMEOUT=${VM_BOOT_TIMEOUT:-120}	# s; TCG on a busy machine
-# Guest programs by path: busybox's sh runs its own applets before PATH.
-G_PING=/usr/bin/ping
-G_IP=/usr/sbin/ip
-G_NC=/usr/bin/nc.openbsd
+# VM_ARCH: amd64 (the default: qemu-system-x86_64, virtio NIC) or mipsel
+# (qemu-system-mipsel -M malta, a pcnet NIC; tools/routerbench): the guest
+# tests/vm/image.sh makes.  VM_QEMU_ARGS: more arguments for qemu (an array;
+# the router benchmark's counting plugin).  VM_NIC: the guest NIC's qemu
+# model (mipsel: pcnet, the default, or virtio-net-pci; amd64: virtio-net-pci).
+VM_ARCH=${VM_ARCH:-amd64}
+[ -n "${VM_QEMU_ARGS+x}" ] || VM_QEMU_ARGS=()
+if [ "$VM_ARCH" = mipsel ]; then
+	VM_MEM=${VM_MEM:-256}	# malta's RAM, without highmem
+	# busybox's own ip and ping (no iproute2 or iputils in this guest); its
+	# ip has no "nodad", so the mipsel guest has no IPv6 addresses.
+	G_PING=ping
+	G_IP=ip
+	VM_IPV6=0
+else
+	VM_MEM=${VM_MEM:-384}
+	# Guest programs by path: busybox's sh runs its own applets before PATH.
+	G_PING=/usr/bin/ping
+	G_IP=/usr/sbin/ip
+	G_NC=/usr/bin/nc.openbsd
+	VM_IPV6=1
+fi
 
 HOST4=192.0.2.1
 HOST6=fd00:1::1
@@ -50,6 +67,12 @@ vm_g_ok() {
 	[ -z "$out" ] || printf '%s\n' "$out"
 }
 
+# vm_g6 LINE: LINE if the guest has IPv6 (VM_IPV6), else nothing: a line of
+# a guest script.
+vm_g6() {
+	[ "$VM_IPV6" = 0 ] || printf '%s\n' "$1"
+}
+
 # vm_h COMMAND...: a command in the host namespace, bounded in time.
 vm_h() {
 	nt_x "$HNS" "$@"
@@ -59,9 +82,16 @@ vm_h() {
 # channel answering, the daemon ROLE (wgd or wireguard-go) as HIF, the keys;
 # then vm_reset configures both sides.
 vm_boot() {
-	local img
-	nt_need qemu-system-x86_64 ip wg "$NT_PY" iperf3 nft
-	img=$("$VM_DIR/image.sh") || nt_fail "tests/vm/image.sh could not make the guest image"
+	local img qemu devs
+	if [ "$VM_ARCH" = mipsel ]; then
+		qemu=(qemu-system-mipsel -M malta -cpu 34Kf)
+		devs=(-global virtio-net-pci.romfile=)
+	else
+		qemu=(qemu-system-x86_64 -accel tcg)
+		devs=(-device virtio-rng-pci -global virtio-net-pci.romfile=)
+	fi
+	nt_need "${qemu[0]}" ip wg "$NT_PY" iperf3 nft
+	img=$(VM_ARCH=$VM_ARCH "$VM_DIR/image.sh") || nt_fail "tests/vm/image.sh could not make the guest image"
 	eval "$img"
 	HNS=$(nt_name "" h)
 	TAP=$(nt_name t h)
@@ -74,13 +104,15 @@ vm_boot() {
 	ip -n "$HNS" addr add "$HOST6/64" dev "$TAP" nodad
 	ip -n "$HNS" link set "$TAP" up
 	local t0=$SECONDS
-	nt_bg "$HNS" qemu-system-x86_64 -accel tcg -nographic -m "$VM_MEM" -smp 1 -no-reboot \
+	local model=${VM_NIC:-virtio-net-pci}
+	[ "$VM_ARCH" = mipsel ] && model=${VM_NIC:-pcnet}
+	nt_bg "$HNS" "${qemu[@]}" -nographic -m "$VM_MEM" -smp 1 -no-reboot \
 		-kernel "$KERNEL" -initrd "$INITRD" -append "console=ttyS0 panic=-1 loglevel=6" \
 		-serial "file:$NT_TMP/console.log" \
 		-chardev "socket,id=cmd,path=$VM_SOCK,server=on,wait=off" -serial chardev:cmd \
-		-monitor none -device virtio-rng-pci -global virtio-net-pci.romfile= \
-		-nic "tap,ifname=$TAP,script=no,downscript=no,model=virtio-net-pci" \
-		</dev/null >"$NT_TMP/qemu.log" 2>&1
+		-monitor none "${devs[@]}" \
+		-nic "tap,ifname=$TAP,script=no,downscript=no,model=$model" \
+		"${VM_QEMU_ARGS[@]}" </dev/null >"$NT_TMP/qemu.log" 2>&1
 	VM_QEMU=$NT_BG_PID
 	if ! "$NT_PY" "$VM_DIR/vmctl.py" "$VM_SOCK" --wait "$VM_BOOT_TIMEOUT"; then
 		echo "---- qemu ----" >&2
@@ -99,15 +131,16 @@ vm_boot() {
 		set -e
 		$G_IP link set eth0 up
 		$G_IP addr add $GUEST4/24 dev eth0
-		$G_IP addr add $GUEST6/64 dev eth0 nodad
+		$(vm_g6 "$G_IP addr add $GUEST6/64 dev eth0 nodad")
 		$G_IP link add wg0 type wireguard
 		$G_IP link set wg0 mtu $NT_MTU
 		$G_IP addr add $GIN4/24 dev wg0
-		$G_IP addr add $GIN6/64 dev wg0 nodad
+		$(vm_g6 "$G_IP addr add $GIN6/64 dev wg0 nodad")
 		$G_IP link set wg0 up
 		mkdir -p /run/bg" "guest network setup"
 	nt_until "$NT_TIMEOUT" vm_h ping -c 1 -W 1 "$GUEST4" || nt_fail "no outer IPv4 between host and guest"
-	nt_until "$NT_TIMEOUT" vm_h ping -6 -c 1 -W 1 "$GUEST6" || nt_fail "no outer IPv6 between host and guest"
+	[ "$VM_IPV6" = 0 ] ||
+		nt_until "$NT_TIMEOUT" vm_h ping -6 -c 1 -W 1 "$GUEST6" || nt_fail "no outer IPv6 between host and guest"
 	nt_daemon "$HNS" "$HIF" "$VM_ROLE"
 	nt_keys "$HIF"
 	nt_keys guest
@@ -158,7 +191,7 @@ vm_reset() {
 		for f in /run/bg/*.pid; do [ -e \"\$f\" ] && kill \$(cat \"\$f\") 2>/dev/null; rm -f \"\$f\"; done
 		$G_IP addr flush dev eth0
 		$G_IP addr add $GUEST4/24 dev eth0
-		$G_IP addr add $GUEST6/64 dev eth0 nodad
+		$(vm_g6 "$G_IP addr add $GUEST6/64 dev eth0 nodad")
 		true" "guest reset"
 	GKEY=$(cat "${NT_PRIV[guest]}")
 	GPUB=${NT_PUB[guest]}

@@ -188,6 +188,16 @@ AVX2_TARGET void chacha20_avx2_xor(uint8_t *dst, const uint8_t *src, size_t len,
 	crypto_wipe(ks, sizeof(ks));
 }
 
+AVX2_TARGET void chacha20_avx2_stream8(uint8_t out[512], const uint32_t state[16])
+{
+	avx2_blocks(out, NULL, state);
+}
+
+AVX2_TARGET void chacha20_avx2_xor_ks(uint8_t *dst, const uint8_t *src, const uint8_t *ks, size_t len)
+{
+	avx2_xor_tail(dst, src, ks, len);
+}
+
 /*
  * Run-time choice.  The core in use is one static pointer, NULL until the
  * first call (or chacha20_x86_use_avx2()) sets it.  Two threads that race
@@ -217,7 +227,7 @@ bool chacha20_x86_use_avx2(bool allow)
 	return avx2;
 }
 
-void chacha20_x86_xor(uint8_t *dst, const uint8_t *src, size_t len, uint32_t state[16])
+static chacha20_core_fn *chacha20_x86_choice(void)
 {
 	chacha20_core_fn *core = __atomic_load_n(&chacha20_x86_core, __ATOMIC_RELAXED);
 
@@ -225,5 +235,15 @@ void chacha20_x86_xor(uint8_t *dst, const uint8_t *src, size_t len, uint32_t sta
 		chacha20_x86_use_avx2(true);
 		core = __atomic_load_n(&chacha20_x86_core, __ATOMIC_RELAXED);
 	}
-	core(dst, src, len, state);
+	return core;
+}
+
+bool chacha20_x86_avx2_chosen(void)
+{
+	return chacha20_x86_choice() == chacha20_avx2_xor;
+}
+
+void chacha20_x86_xor(uint8_t *dst, const uint8_t *src, size_t len, uint32_t state[16])
+{
+	chacha20_x86_choice()(dst, src, len, state);
 }
