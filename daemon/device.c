@@ -229,4 +229,6 @@ void device_log_stats(const struct device *d)
 		 (unsigned long long)s->rx_handshake_dropped, (unsigned long long)s->rx_data_dropped,
 		 (unsigned long long)s->rx_bad_inner, (unsigned long long)s->rx_bad_source,
 		 (unsigned long long)s->rx_tun_dropped);
+	log_info("pure ACKs superseded by a later one in their batch, not written: %llu",
+		 (unsigned long long)s->rx_acks_superseded);
 }

@@ -107,6 +107,7 @@ struct device_stats {
 	uint64_t rx_bad_inner;		/* not IP, bad length */
 	uint64_t rx_bad_source;		/* source not allowed for the peer */
 	uint64_t rx_tun_dropped;
+	uint64_t rx_acks_superseded;	/* pure ACKs not written: a later one said it all (gso.h) */
 };
 
 struct device {
@@ -158,6 +159,9 @@ struct device {
 	struct receive_batch rx_batch;
 	struct endpoint rx_eps[PACKET_BATCH];
 	struct gro gro;			/* segments merged on the way to TUN */
+	/* the last pure ACK of the batch so far, in rx_area, not yet written */
+	uint8_t *ack_pending;
+	size_t ack_pending_len;
 };
 
 /* ---- the library's entry points (the shell's and the tests' view) ---- */

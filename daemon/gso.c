@@ -478,3 +478,58 @@ size_t gro_finish(struct gro *g, uint8_t **out)
 	*out = hdr;
 	return g->len + GSO_VNET_HDR_LEN;
 }
+
+/* The TCP header's offset in a pure ACK, or 0 if pkt is not one. */
+static size_t gro_ack_tcp(const uint8_t *pkt, size_t len)
+{
+	static const uint8_t ts_layout[4] = { 1, 1, 8, 10 };	/* NOP, NOP, kind 8, length 10 */
+	size_t iph, thl;
+
+	if (len < 20)
+		return 0;
+	if (pkt[0] == 0x45) {
+		/* no options (IHL 5), the exact length, TCP, not a fragment, not CE (RFC 3168 §5) */
+		if (be16_load(pkt + 2) != len || pkt[9] != 6 || (be16_load(pkt + 6) & 0x3fff) || (pkt[1] & 3) == 3)
+			return 0;
+		iph = 20;
+	} else if (pkt[0] >> 4 == 6) {
+		/* TCP as the first next header; ECN is the low two bits of the traffic class */
+		if (len < 60 || pkt[6] != 6 || be16_load(pkt + 4) != len - 40 || ((pkt[1] >> 4) & 3) == 3)
+			return 0;
+		iph = 40;
+	} else {
+		return 0;
+	}
+	if (len < iph + 20)
+		return 0;
+	thl = (size_t)(pkt[iph + 12] >> 4) * 4;
+	/* no payload; the ACK flag alone, reserved and AE bits clear */
+	if (iph + thl != len || (pkt[iph + 12] & 0x0f) || pkt[iph + 13] != TCP_FLAG_ACK)
+		return 0;
+	if (thl == 20)
+		return iph;
+	if (thl == 32 && !memcmp(pkt + iph + 20, ts_layout, sizeof(ts_layout)))
+		return iph;
+	return 0;
+}
+
+bool gro_pure_ack(const uint8_t *pkt, size_t len)
+{
+	return gro_ack_tcp(pkt, len) != 0;
+}
+
+bool gro_ack_supersedes(const uint8_t *older, size_t older_len, const uint8_t *newer, size_t newer_len)
+{
+	size_t iph = gro_ack_tcp(older, older_len);
+	const uint8_t *to = older + iph, *tn = newer + iph;
+
+	if (!iph || gro_ack_tcp(newer, newer_len) != iph || older_len != newer_len)
+		return false;
+	/* the same flow: addresses (IPv4 12..19, IPv6 8..39) and ports */
+	if (iph == 20 ? memcmp(older + 12, newer + 12, 8) : memcmp(older + 8, newer + 8, 32))
+		return false;
+	if (memcmp(to, tn, 4) || memcmp(to + 4, tn + 4, 4))
+		return false;
+	/* acknowledges more (sequence space arithmetic, RFC 9293 §3.4) */
+	return (int32_t)(be32_load(tn + 8) - be32_load(to + 8)) > 0;
+}

@@ -105,4 +105,22 @@ void gro_hold(struct gro *g);
  */
 size_t gro_finish(struct gro *g, uint8_t **out);
 
+/*
+ * ACKs on the way to the TUN device.  A run of pure cumulative ACKs of one
+ * flow, decrypted from one receive batch, says no more than its last one:
+ * each acknowledges everything the ones before it did (RFC 9293 §3.4), and
+ * its window and timestamps are the newest.  The earlier ones are dropped
+ * instead of written, each of them a system call and a pass through the
+ * host's TCP.  What counts as superseded is narrow, so that nothing a TCP
+ * sender learns from an ACK is lost: only the ACK flag, no payload, no
+ * options but a timestamp (RFC 7323) in Linux's NOP, NOP, TS layout (so no
+ * SACK blocks), no ECN congestion mark, no IP options or fragments, the same
+ * sequence number, and an acknowledgment number strictly past the older
+ * one's (a duplicate ACK, the sender's signal of loss, is never dropped).
+ */
+/* Whether pkt (one IP packet) is such a pure ACK. */
+bool gro_pure_ack(const uint8_t *pkt, size_t len);
+/* Whether pure ACK newer supersedes pure ACK older (both gro_pure_ack()). */
+bool gro_ack_supersedes(const uint8_t *older, size_t older_len, const uint8_t *newer, size_t newer_len);
+
 #endif

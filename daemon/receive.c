@@ -211,22 +211,53 @@ void receive_flush(struct device *d)
 		receive_tun_result(d, d->io.tun_write_vnet(d->io.ctx, out, len));
 }
 
+/* Writes the pending pure ACK, if any; it lies in the batch's buffers. */
+static void receive_ack_flush(struct device *d)
+{
+	if (!d->ack_pending)
+		return;
+	receive_tun_result(d, d->io.tun_write(d->io.ctx, d->ack_pending, d->ack_pending_len));
+	d->ack_pending = NULL;
+}
+
+/*
+ * A pure ACK waits for the next packet: if that is a later ACK of the same
+ * flow, it supersedes this one, which is dropped (gso.h).  Anything else,
+ * or the end of the batch, writes it first, so that the order of packets
+ * is kept.
+ */
+static bool receive_ack_hold(struct device *d, uint8_t *inner, size_t len)
+{
+	if (!gro_pure_ack(inner, len)) {
+		receive_ack_flush(d);
+		return false;
+	}
+	if (d->ack_pending && gro_ack_supersedes(d->ack_pending, d->ack_pending_len, inner, len))
+		d->stats.rx_acks_superseded++;
+	else
+		receive_ack_flush(d);
+	d->ack_pending = inner;
+	d->ack_pending_len = len;
+	return true;
+}
+
 /*
  * An inner packet for the TUN device.  With offloads, TCP segments of one
  * flow are merged (gso.h) and written when the run ends or the batch does;
- * anything else is written at once, after the pending group, so that the
- * order of packets is kept.
+ * pure ACKs wait for a later one that supersedes them; anything else is
+ * written at once, after what is pending, so that the order of packets is
+ * kept.  (A pending ACK and a pending group never coexist: an ACK does not
+ * continue a group, so it flushes it, and a segment flushes the ACK.)
  */
 static void receive_deliver(struct device *d, uint8_t *inner, size_t len)
 {
-	if (!d->tun_vnet) {
-		receive_tun_result(d, d->io.tun_write(d->io.ctx, inner, len));
+	if (d->tun_vnet && gro_append(&d->gro, inner, len))
 		return;
-	}
-	if (gro_append(&d->gro, inner, len))
+	if (d->tun_vnet)
+		receive_flush(d);
+	if (receive_ack_hold(d, inner, len))
 		return;
-	receive_flush(d);
-	if (gro_start(&d->gro, inner, len))
+	if (d->tun_vnet && gro_start(&d->gro, inner, len))
 		return;
 	receive_tun_result(d, d->io.tun_write(d->io.ctx, inner, len));
 }
@@ -426,6 +457,8 @@ void receive_batch(struct device *d, int family, unsigned int got, uint64_t now)
 			receive_one(d, m->data + off, len, rb, m->ep, now);
 		}
 	}
+	/* an ACK is not held past its batch: nothing later in it superseded it */
+	receive_ack_flush(d);
 	/*
 	 * The buffers are reused by the next batch, which may continue the
 	 * group: it is kept (copied out of them) until receive_flush().

@@ -9,7 +9,10 @@
  *    segment size, NEEDS_CSUM) once the shell calls device_rx_flush(),
  *    and that write is the original super-packet byte for byte (headers
  *    as the first segment's, lengths and IPv4 checksum fixed up);
- *  - a packet that cannot join the held group is written after it.
+ *  - a packet that cannot join the held group is written after it;
+ *  - of a run of pure ACKs of one flow in one batch only the last is
+ *    written; duplicate ACKs, ACKs with other packets between them and
+ *    ACKs of different batches all are (with and without offloads).
  */
 #include <arpa/inet.h>
 #include <linux/virtio_net.h>
@@ -32,6 +35,7 @@ static size_t tun_lens[256];
 static unsigned int tun_count;
 static uint8_t tun_big[GSO_MAX_PACKET];
 static size_t tun_big_len;
+static uint8_t tun_small[64][64];	/* the first 64 packets of up to 64 bytes */
 
 static void record_tun(struct sim_net *n, struct sim_dev *to, const uint8_t *pkt, size_t len)
 {
@@ -40,6 +44,8 @@ static void record_tun(struct sim_net *n, struct sim_dev *to, const uint8_t *pkt
 		return;
 	if (tun_count < sizeof(tun_lens) / sizeof(tun_lens[0]))
 		tun_lens[tun_count] = len;
+	if (len <= sizeof(tun_small[0]) && tun_count < sizeof(tun_small) / sizeof(tun_small[0]))
+		memcpy(tun_small[tun_count], pkt, len);
 	tun_count++;
 	if (len > 2000 && len <= sizeof(tun_big)) {
 		memcpy(tun_big, pkt, len);
@@ -84,12 +90,22 @@ static void tcp_checksum(uint8_t *pkt, size_t len)
 	be16_store(pkt + 36, gso_csum_fold(gso_csum_add(sum, pkt + 20, len - 20)));
 }
 
-/* One TUN read on from's device: the packet with its virtio_net_hdr; no flush. */
+/* Whether the devices run with offloads (a virtio_net_hdr on TUN packets). */
+static bool offloads = true;
+
+/* One TUN read on from's device: the packet with its virtio_net_hdr if offloads are on; no flush. */
 static void tun_read(struct sim_dev *from, const uint8_t *pkt, size_t len, uint8_t gso_type, uint16_t gso_size)
 {
 	size_t size;
 	uint8_t *buf = device_tx_buffer(from->dev, &size);
 
+	if (!offloads) {
+		if (len > size)
+			abort();
+		memcpy(buf, pkt, len);
+		device_tx_packet(from->dev, len, from->net->now);
+		return;
+	}
 	if (GSO_VNET_HDR_LEN + len > size)
 		abort();
 	memset(buf, 0, GSO_VNET_HDR_LEN);
@@ -253,6 +269,93 @@ static void test_held_group_keeps_order(void)
 	sim_clear(&n);
 }
 
+/* A pure ACK from a's inner address to b's, acknowledging ack, with a timestamp option. */
+static void send_ack(struct sim_dev *a, struct sim_dev *b, uint32_t ack, uint16_t sport)
+{
+	static const uint8_t ts[12] = { 1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2 };
+	static const uint8_t none[1];
+	uint8_t pkt[52];
+
+	tcp_packet(pkt, a, b, 5000, none, 0, 0x10);
+	be16_store(pkt + 2, sizeof(pkt));
+	be16_store(pkt + 10, 0);
+	be16_store(pkt + 10, gso_csum_fold(gso_csum_add(0, pkt, 20)));
+	be16_store(pkt + 20, sport);
+	be32_store(pkt + 28, ack);
+	pkt[32] = 8 << 4;
+	memcpy(pkt + 40, ts, sizeof(ts));
+	tcp_checksum(pkt, sizeof(pkt));
+	tun_read(a, pkt, sizeof(pkt), VIRTIO_NET_HDR_GSO_NONE, 0);
+}
+
+/* The acknowledgment number of b's TUN packet i (a pure ACK; simnet records it without its header). */
+static uint32_t tun_ack(unsigned int i)
+{
+	return be32_load(tun_small[i] + 28);
+}
+
+static void test_acks_superseded(bool vnet)
+{
+	struct sim_net n;
+	struct sim_dev *a, *b;
+	uint8_t pkt[100], payload[10] = { 0 };
+	size_t len;
+	uint64_t before;
+	uint32_t k;
+
+	setup(&n, &a, &b);
+	offloads = vnet;
+	device_set_offloads(a->dev, vnet, false);
+	device_set_offloads(b->dev, vnet, false);
+	before = b->dev->stats.rx_acks_superseded;
+	/* five cumulative ACKs of one flow, one batch: only the last is written */
+	for (k = 1; k <= 5; k++)
+		send_ack(a, b, 1000 * k, 40000);
+	device_tx_flush(a->dev, n.now);
+	deliver_in_batches(&n, b, 64);
+	tu_check(tun_count == 1 && tun_ack(0) == 5000,
+		 "vnet %d: five ACKs in one batch: %u writes, the first acknowledging %u", vnet, tun_count,
+		 tun_count ? tun_ack(0) : 0);
+	CHECK_EQ(b->dev->stats.rx_acks_superseded - before, 4ull);
+	/* three duplicate ACKs (a sender's loss signal): all written */
+	tun_count = 0;
+	for (k = 0; k < 3; k++)
+		send_ack(a, b, 7000, 40000);
+	device_tx_flush(a->dev, n.now);
+	deliver_in_batches(&n, b, 64);
+	tu_check(tun_count == 3, "vnet %d: three duplicate ACKs: %u writes", vnet, tun_count);
+	/* ACK, a data packet of the same flow, ACK: all three, in order */
+	tun_count = 0;
+	send_ack(a, b, 8000, 40000);
+	len = tcp_packet(pkt, a, b, 5000, payload, sizeof(payload), 0x18);
+	be16_store(pkt + 20, 40000);
+	tcp_checksum(pkt, len);
+	tun_read(a, pkt, len, VIRTIO_NET_HDR_GSO_NONE, 0);
+	send_ack(a, b, 9000, 40000);
+	device_tx_flush(a->dev, n.now);
+	deliver_in_batches(&n, b, 64);
+	tu_check(tun_count == 3 && tun_ack(0) == 8000 && tun_ack(2) == 9000,
+		 "vnet %d: ACK, data, ACK: %u writes", vnet, tun_count);
+	/* two flows interleaved: neither supersedes the other */
+	tun_count = 0;
+	send_ack(a, b, 10000, 40000);
+	send_ack(a, b, 10000, 40001);
+	send_ack(a, b, 11000, 40000);
+	device_tx_flush(a->dev, n.now);
+	deliver_in_batches(&n, b, 64);
+	tu_check(tun_count == 3, "vnet %d: ACKs of two flows interleaved: %u writes", vnet, tun_count);
+	/* batches of two: [ACK ACK] [ACK]: the last of each batch */
+	tun_count = 0;
+	for (k = 12; k <= 14; k++)
+		send_ack(a, b, 1000 * k, 40000);
+	device_tx_flush(a->dev, n.now);
+	deliver_in_batches(&n, b, 2);
+	tu_check(tun_count == 2 && tun_ack(0) == 13000 && tun_ack(1) == 14000,
+		 "vnet %d: ACKs over two batches: %u writes", vnet, tun_count);
+	offloads = true;
+	sim_clear(&n);
+}
+
 int main(void)
 {
 	log_init("test_offload", getenv("WGD_TEST_LOG") ? LOG_LEVEL_DEBUG : LOG_LEVEL_ERROR, true);
@@ -260,6 +363,8 @@ int main(void)
 		return 99;
 	test_super_packet_merged_across_batches();
 	test_held_group_keeps_order();
+	test_acks_superseded(true);
+	test_acks_superseded(false);
 	log_clear();
 	return ct_exit("test_offload");
 }

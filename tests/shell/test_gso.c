@@ -10,7 +10,9 @@
  *  - GRO: the segments merge back into the original super-packet;
  *    segments that do not continue the flow are refused;
  *  - malformed super-packets are refused or cut without reading out of
- *    bounds (run under ASan in CI); an IPv4 IHL below 5 is refused.
+ *    bounds (run under ASan in CI); an IPv4 IHL below 5 is refused;
+ *  - pure ACKs: which packets are one, and which later ACK supersedes an
+ *    earlier one (never a duplicate ACK, SACK, ECN CE, another flow).
  */
 #include <linux/virtio_net.h>
 #include <stdio.h>
@@ -322,6 +324,119 @@ static void test_malformed(void)
 	}
 }
 
+/* A pure ACK, IPv4 or IPv6, with the NOP NOP timestamp option (52 or 72 bytes). */
+static size_t make_ack(uint8_t *p, bool v6, uint32_t seq, uint32_t ack)
+{
+	static const uint8_t ts[12] = { 1, 1, 8, 10, 0, 0, 1, 0, 0, 0, 2, 0 };
+	size_t ip = v6 ? 40 : 20, len = ip + 32, k;
+
+	memset(p, 0, len);
+	if (v6) {
+		p[0] = 0x60;
+		be16_store(p + 4, 32);
+		p[6] = 6;
+		p[7] = 64;
+		for (k = 8; k < 40; k++)
+			p[k] = (uint8_t)k;
+	} else {
+		p[0] = 0x45;
+		be16_store(p + 2, (uint16_t)len);
+		p[6] = 0x40;	/* DF */
+		p[8] = 64;
+		p[9] = 6;
+		for (k = 12; k < 20; k++)
+			p[k] = (uint8_t)k;
+	}
+	be16_store(p + ip, 5201);
+	be16_store(p + ip + 2, 40000);
+	be32_store(p + ip + 4, seq);
+	be32_store(p + ip + 8, ack);
+	p[ip + 12] = 8 << 4;
+	p[ip + 13] = 0x10;
+	be16_store(p + ip + 14, 1000);
+	memcpy(p + ip + 20, ts, sizeof(ts));
+	return len;
+}
+
+static void test_acks(bool v6)
+{
+	uint8_t a[80], b[80];
+	size_t ip = v6 ? 40 : 20, la = make_ack(a, v6, 7, 1000), lb;
+
+	CHECK(gro_pure_ack(a, la), "v6 %d: a pure ACK", v6);
+	lb = make_ack(b, v6, 7, 2000);
+	CHECK(gro_ack_supersedes(a, la, b, lb), "v6 %d: a later ACK supersedes", v6);
+	CHECK(!gro_ack_supersedes(b, lb, a, la), "v6 %d: an earlier ACK does not", v6);
+	CHECK(!gro_ack_supersedes(a, la, a, la), "v6 %d: a duplicate ACK does not", v6);
+	/* acknowledgment numbers wrap (RFC 9293 §3.4) */
+	la = make_ack(a, v6, 7, 0xfffffff0u);
+	lb = make_ack(b, v6, 7, 0x10);
+	CHECK(gro_ack_supersedes(a, la, b, lb), "v6 %d: across the wrap", v6);
+	CHECK(!gro_ack_supersedes(b, lb, a, la), "v6 %d: back across the wrap", v6);
+	/* a new window or timestamp is what the later ACK carries: still superseded */
+	lb = make_ack(b, v6, 7, 0x20);
+	be16_store(b + ip + 14, 9);
+	b[ip + 31] = 99;
+	CHECK(gro_ack_supersedes(a, la, b, lb), "v6 %d: another window and timestamp", v6);
+	/* no options at all */
+	la = make_ack(a, v6, 7, 1);
+	a[ip + 12] = 5 << 4;
+	la = ip + 20;
+	if (v6)
+		be16_store(a + 4, 20);
+	else
+		be16_store(a + 2, (uint16_t)la);
+	CHECK(gro_pure_ack(a, la), "v6 %d: a pure ACK without options", v6);
+
+	/* not pure ACKs */
+	lb = make_ack(b, v6, 7, 5);
+	b[ip + 13] = 0x18;	/* PSH */
+	CHECK(!gro_pure_ack(b, lb), "v6 %d: PSH", v6);
+	lb = make_ack(b, v6, 7, 5);
+	b[ip + 13] = 0x50;	/* ECE */
+	CHECK(!gro_pure_ack(b, lb), "v6 %d: ECE", v6);
+	lb = make_ack(b, v6, 7, 5);
+	b[ip + 13] = 0x11;	/* FIN */
+	CHECK(!gro_pure_ack(b, lb), "v6 %d: FIN", v6);
+	lb = make_ack(b, v6, 7, 5);
+	b[ip + 20] = 5;		/* a SACK option where the NOPs were */
+	CHECK(!gro_pure_ack(b, lb), "v6 %d: SACK", v6);
+	lb = make_ack(b, v6, 7, 5);
+	if (v6)
+		b[1] |= 0x30;	/* traffic class ECN = CE */
+	else
+		b[1] |= 3;
+	CHECK(!gro_pure_ack(b, lb), "v6 %d: ECN CE", v6);
+	lb = make_ack(b, v6, 7, 5);
+	CHECK(!gro_pure_ack(b, lb - 1), "v6 %d: shorter than its header says", v6);
+	CHECK(!gro_pure_ack(b, ip + 19), "v6 %d: truncated TCP header", v6);
+	lb = make_ack(b, v6, 7, 5);
+	if (v6)
+		be16_store(b + 4, 33);
+	else
+		be16_store(b + 2, (uint16_t)(lb + 1));
+	CHECK(!gro_pure_ack(b, lb), "v6 %d: IP length past the packet", v6);
+	if (!v6) {
+		lb = make_ack(b, v6, 7, 5);
+		b[6] |= 0x20;	/* MF: a fragment */
+		CHECK(!gro_pure_ack(b, lb), "a fragment");
+		lb = make_ack(b, v6, 7, 5);
+		b[9] = 17;
+		CHECK(!gro_pure_ack(b, lb), "UDP");
+	}
+
+	/* another flow, or another sequence number, is not superseded */
+	la = make_ack(a, v6, 7, 100);
+	lb = make_ack(b, v6, 7, 200);
+	b[ip + 1] ^= 1;		/* source port */
+	CHECK(!gro_ack_supersedes(a, la, b, lb), "v6 %d: another port", v6);
+	lb = make_ack(b, v6, 7, 200);
+	b[v6 ? 39 : 19] ^= 1;	/* destination address */
+	CHECK(!gro_ack_supersedes(a, la, b, lb), "v6 %d: another address", v6);
+	lb = make_ack(b, v6, 8, 200);
+	CHECK(!gro_ack_supersedes(a, la, b, lb), "v6 %d: another sequence number", v6);
+}
+
 int main(void)
 {
 	static const size_t payloads[] = { 1, 1399, 1400, 1401, 2800, 10000, 65000 };
@@ -336,6 +451,8 @@ int main(void)
 	test_gro_refusals();
 	test_short_ihl();
 	test_malformed();
+	test_acks(false);
+	test_acks(true);
 	if (failures) {
 		printf("%d failures\n", failures);
 		return 1;
