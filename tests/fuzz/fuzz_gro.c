@@ -3,13 +3,16 @@
  * libFuzzer target of the TUN-offload receive side (daemon/gso.c): merging
  * the decrypted TCP segments of one batch (gro_start, gro_append,
  * gro_finish), driven as daemon/receive.c drives it: append, else write the
- * pending group and start a new one, else write the packet alone.
+ * pending group and start a new one, else write the packet alone; and, when
+ * a record starts a new receive batch, gro_hold() with the buffers of the
+ * batch before overwritten (they are reused), the group still open.
  *
  * Input: records of five bytes, op, length (16 bits little-endian), a byte
  * position and an XOR mask, each followed by the packet for a raw record
  * (op bit 0 clear), or by nothing for a continuation (bit 0 set): a copy of
  * the previous packet's headers with the next sequence number, the lengths
- * set and `length` payload bytes, PSH added when op bit 1 is set.  Then the
+ * set and `length` payload bytes, PSH added when op bit 1 is set; op bit 2
+ * starts a new receive batch before the packet.  Then the
  * byte at the position (modulo the length) is XORed with the mask.  Continuations let
  * the fuzzer build real flows that raw bytes would rarely hit.
  *
@@ -49,6 +52,7 @@ struct slot {
 
 static struct slot slots[BATCH];
 static struct gro gro;
+static bool held;		/* the pending group went through gro_hold() */
 static uint8_t seg[GSO_MAX_PACKET];
 
 /* The IP + TCP header length as the packet's own fields give it, at most len. */
@@ -122,7 +126,9 @@ static void check_single(const struct slot *s, const uint8_t *out, size_t len)
 {
 	static const uint8_t zero[GSO_VNET_HDR_LEN];
 
-	FUZZ_CHECK(out == s->buf && len == s->len + GSO_VNET_HDR_LEN, "single segment not as it lies");
+	/* held, it was copied out of its (since overwritten) receive buffer */
+	FUZZ_CHECK(out == (held ? gro.buf : s->buf) && len == s->len + GSO_VNET_HDR_LEN,
+		   "single segment not as it lies");
 	FUZZ_CHECK(!memcmp(out, zero, GSO_VNET_HDR_LEN), "single segment: virtio_net_hdr not plain");
 	FUZZ_CHECK(!memcmp(out + GSO_VNET_HDR_LEN, s->copy, s->len), "single segment changed");
 }
@@ -196,6 +202,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t pos = 0, group_len = 0, ip;
 
 	memset(&gro, 0, offsetof(struct gro, buf));
+	held = false;
 	while (n < BATCH && pos + 5 <= size) {
 		uint8_t op = data[pos];
 		size_t len = (size_t)data[pos + 1] | (size_t)data[pos + 2] << 8, at = data[pos + 3];
@@ -204,6 +211,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		bool expect = false;
 
 		pos += 5;
+		if (op & 4) {
+			/* a new receive batch: the last one's buffers are reused */
+			gro_hold(&gro);
+			held = count != 0;
+			for (i = 0; i < n; i++)
+				memset(slots[i].buf, 0xee, GSO_VNET_HDR_LEN + slots[i].len);
+		}
 		if (!(op & 1) || !n) {
 			if (len > size - pos)
 				len = size - pos;
@@ -231,6 +245,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		} else {
 			FUZZ_CHECK(!expect, "packet %u: exact continuation of a full segment refused", n);
 			flush(first, count);
+			held = false;
 			first = n;
 			count = gro_start(&gro, s->buf + GSO_VNET_HDR_LEN, s->len);
 			group_len = s->len;
