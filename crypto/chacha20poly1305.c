@@ -8,18 +8,14 @@
 #include "crypto/arch/glue.h"
 #include "crypto/bytes.h"
 #include "crypto/chacha20.h"
+#include "crypto/chacha20poly1305_impl.h"
 #include "crypto/poly1305.h"
 #include "crypto/util.h"
 
 static const uint8_t aead_zeros[16];
 
-/*
- * Poly1305 keyed with the first 32 bytes of keystream block 0 (RFC 8439
- * §2.6), over AD || pad16 || ciphertext || pad16 || le64(ad_len) ||
- * le64(ct_len) (§2.8).
- */
-static void aead_tag(uint8_t tag[CHACHA20POLY1305_AUTHTAG_SIZE], const uint8_t otk[POLY1305_KEY_SIZE],
-		     const uint8_t *ad, size_t ad_len, const uint8_t *ct, size_t ct_len)
+void chacha20poly1305_tag(uint8_t tag[CHACHA20POLY1305_AUTHTAG_SIZE], const uint8_t otk[POLY1305_KEY_SIZE],
+			  const uint8_t *ad, size_t ad_len, const uint8_t *ct, size_t ct_len)
 {
 	struct poly1305_ctx poly;
 	uint8_t lens[16];
@@ -58,7 +54,7 @@ void chacha20poly1305_ietf_encrypt(uint8_t *dst, const uint8_t *src, size_t src_
 #endif
 	aead_setup(&chacha, otk, nonce, key);
 	chacha20_xor(&chacha, dst, src, src_len);
-	aead_tag(dst + src_len, otk, ad, ad_len, dst, src_len);
+	chacha20poly1305_tag(dst + src_len, otk, ad, ad_len, dst, src_len);
 	crypto_wipe(otk, sizeof(otk));
 	chacha20_clear(&chacha);
 }
@@ -86,7 +82,7 @@ bool chacha20poly1305_ietf_decrypt(uint8_t *dst, const uint8_t *src, size_t src_
 		return ok;
 #endif
 	aead_setup(&chacha, otk, nonce, key);
-	aead_tag(tag, otk, ad, ad_len, src, ct_len);
+	chacha20poly1305_tag(tag, otk, ad, ad_len, src, ct_len);
 	ok = crypto_equal(tag, src + ct_len, sizeof(tag));
 	/* The verdict is the public result; the branch on it is the only one. */
 	crypto_declassify(&ok, sizeof(ok));

@@ -17,10 +17,9 @@
  * stack meanwhile and is wiped on every path.
  */
 #include "crypto/arch/glue.h"
-#include "crypto/bytes.h"
 #include "crypto/chacha20.h"
 #include "crypto/chacha20poly1305.h"
-#include "crypto/poly1305.h"
+#include "crypto/chacha20poly1305_impl.h"
 #include "crypto/util.h"
 
 #define X86_GROUP (8 * CHACHA20_BLOCK_SIZE)
@@ -32,26 +31,6 @@
  * CHACHA20_AVX2_MIN_TAIL); from two blocks on, the group is cheaper.
  */
 #define X86_MIN_LEN (CHACHA20_BLOCK_SIZE + 1)
-
-static const uint8_t x86_zeros[16];
-
-/* RFC 8439 §2.8: Poly1305 over AD || pad16 || ct || pad16 || le64(ad_len) || le64(ct_len). */
-static void x86_tag(uint8_t tag[16], const uint8_t otk[32], const uint8_t *ad, size_t ad_len,
-		    const uint8_t *ct, size_t ct_len)
-{
-	struct poly1305_ctx poly;
-	uint8_t lens[16];
-
-	poly1305_init(&poly, otk);
-	poly1305_update(&poly, ad, ad_len);
-	poly1305_update(&poly, x86_zeros, (16 - ad_len) & 15);
-	poly1305_update(&poly, ct, ct_len);
-	poly1305_update(&poly, x86_zeros, (16 - ct_len) & 15);
-	le64_store(lens + 0, (uint64_t)ad_len);
-	le64_store(lens + 8, (uint64_t)ct_len);
-	poly1305_update(&poly, lens, sizeof(lens));
-	poly1305_final(&poly, tag);	/* wipes poly */
-}
 
 /* Blocks 0..7 into ks; chacha is left at block 8. */
 static void x86_first_group(struct chacha20_ctx *chacha, uint8_t ks[X86_GROUP],
@@ -83,7 +62,7 @@ bool chacha20poly1305_x86_seal(uint8_t *dst, const uint8_t *src, size_t len, con
 		return false;
 	x86_first_group(&chacha, ks, nonce, key);
 	x86_xor(&chacha, ks, dst, src, len);
-	x86_tag(dst + len, ks, ad, ad_len, dst, len);
+	chacha20poly1305_tag(dst + len, ks, ad, ad_len, dst, len);
 	crypto_wipe(ks, sizeof(ks));
 	chacha20_clear(&chacha);
 	return true;
@@ -101,7 +80,7 @@ bool chacha20poly1305_x86_open(bool *ok, uint8_t *dst, const uint8_t *src, size_
 	if (ct_len < X86_MIN_LEN || !chacha20_x86_avx2_chosen())
 		return false;
 	x86_first_group(&chacha, ks, nonce, key);
-	x86_tag(tag, ks, ad, ad_len, src, ct_len);
+	chacha20poly1305_tag(tag, ks, ad, ad_len, src, ct_len);
 	good = crypto_equal(tag, src + ct_len, sizeof(tag));
 	/* The verdict is the public result; the branch on it is the only one. */
 	crypto_declassify(&good, sizeof(good));
