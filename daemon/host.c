@@ -37,6 +37,8 @@ struct host {
 	int sigfd;
 	struct loop_fd sig_h;
 	struct control *control;
+	void (*reload)(void *ctx);	/* SIGHUP; NULL: ignored */
+	void *reload_ctx;
 	int exit_status;		/* 0 clean, 1 error */
 	struct device *dev;
 };
@@ -317,6 +319,11 @@ static void host_on_signal(struct loop_fd *fd, uint32_t revents)
 		if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) {
 			log_info("received signal %u; exiting", si.ssi_signo);
 			loop_stop(&h->loop);
+		} else if (si.ssi_signo == SIGHUP) {
+			if (h->reload)
+				h->reload(h->reload_ctx);
+			else
+				log_info("SIGHUP: no configuration file to reload; ignored");
 		}
 	}
 }
@@ -367,6 +374,37 @@ const struct control_ops *host_control_ops(void)
 	return &host_ops;
 }
 
+struct loop *host_loop(struct host *h)
+{
+	return &h->loop;
+}
+
+int host_config_apply(struct host *h, const struct config_device *cfg)
+{
+	return host_config_set(h, cfg);
+}
+
+int host_config_read(struct host *h, struct config_device *out)
+{
+	return host_config_get(h, out);
+}
+
+int host_ifindex(const struct host *h)
+{
+	return h->tun.ifindex;
+}
+
+const char *host_ifname(const struct host *h)
+{
+	return h->tun.name;
+}
+
+void host_set_reload(struct host *h, void (*reload)(void *ctx), void *ctx)
+{
+	h->reload = reload;
+	h->reload_ctx = ctx;
+}
+
 /* ---- start and stop ---- */
 
 struct host *host_create(const char *name)
@@ -415,6 +453,7 @@ static int host_start_signals(struct host *h)
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
 		return -errno;
 	h->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);

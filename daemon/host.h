@@ -15,7 +15,9 @@
 
 #include <stddef.h>
 
+#include "daemon/config.h"
 #include "daemon/control.h"
+#include "daemon/loop.h"
 #include "daemon/tun.h"
 
 struct host;
@@ -34,6 +36,20 @@ int host_start(struct host *h, struct tun *tun, struct control *control, char *e
 int host_run(struct host *h);
 /* Tears everything down in reverse, wipes every key, frees h. */
 void host_stop(struct host *h);
+
+/*
+ * For the code around a started host (the configuration file's bring-up,
+ * reload and host-name endpoints): the loop to add descriptors to, a set
+ * or get exactly as through the control socket (0 or -errno), the TUN
+ * device's index and name, and the function SIGHUP calls (NULL: SIGHUP is
+ * logged and ignored).
+ */
+struct loop *host_loop(struct host *h);
+int host_config_apply(struct host *h, const struct config_device *cfg);
+int host_config_read(struct host *h, struct config_device *out);
+int host_ifindex(const struct host *h);
+const char *host_ifname(const struct host *h);
+void host_set_reload(struct host *h, void (*reload)(void *ctx), void *ctx);
 
 /* The control socket's operations; their context is the host. */
 const struct control_ops *host_control_ops(void);
