@@ -642,17 +642,17 @@ static void test_print(void)
 	if (!check(parse(&cf, every_key, CONFFILE_QUICK, err, sizeof(err)) == 0, "print: %s", err))
 		return;
 	out = print_text(&cf, CONFFILE_WG);
-	check(out && !strcmp(out, want_wg), "print wg:\n%s", out);
+	check(out && !strcmp(out, want_wg), "print wg:\n%s", out ? out : "(null)");
 	free(out);
 	snprintf(want_quick, sizeof(want_quick), "%s%s", want_quick_head,
 		 want_wg + strlen("[Interface]\n"));
 	out = print_text(&cf, CONFFILE_QUICK);
-	check(out && !strcmp(out, want_quick), "print quick:\n%s", out);
+	check(out && !strcmp(out, want_quick), "print quick:\n%s", out ? out : "(null)");
 	/* What it prints reads back to what it prints. */
 	if (out && check(parse(&again, out, CONFFILE_QUICK, err, sizeof(err)) == 0, "reparse: %s", err)) {
 		char *out2 = print_text(&again, CONFFILE_QUICK);
 
-		check(out2 && !strcmp(out, out2), "quick print round trip:\n%s", out2);
+		check(out2 && !strcmp(out, out2), "quick print round trip:\n%s", out2 ? out2 : "(null)");
 		free(out2);
 		conffile_clear(&again);
 	}
@@ -663,10 +663,10 @@ static void test_print(void)
 	 * in wg-quick's form, one in wg's; no private key. */
 	check(parse(&cf, "[Interface]\nTable = off\n", CONFFILE_QUICK, err, sizeof(err)) == 0, "off");
 	out = print_text(&cf, CONFFILE_QUICK);
-	check(out && !strcmp(out, "[Interface]\nTable = off\n"), "print off:\n%s", out);
+	check(out && !strcmp(out, "[Interface]\nTable = off\n"), "print off:\n%s", out ? out : "(null)");
 	free(out);
 	out = print_text(&cf, CONFFILE_WG);
-	check(out && !strcmp(out, "[Interface]\n\n"), "print empty wg:\n%s", out);
+	check(out && !strcmp(out, "[Interface]\n\n"), "print empty wg:\n%s", out ? out : "(null)");
 	free(out);
 	conffile_clear(&cf);
 	check(parse(&cf, "[Peer]\nPublicKey = " K2 "\nEndpoint = vpn.example:9\n[Peer]\n"
@@ -675,7 +675,7 @@ static void test_print(void)
 	out = print_text(&cf, CONFFILE_QUICK);
 	check(out && !strcmp(out, "[Interface]\n\n[Peer]\nPublicKey = " K2 "\nEndpoint = vpn.example:9\n"
 			     "\n[Peer]\nPublicKey = " K1 "\nEndpoint = [fe80::1%lo]:9\n"),
-	      "print name endpoint:\n%s", out);
+	      "print name endpoint:\n%s", out ? out : "(null)");
 	free(out);
 	conffile_clear(&cf);
 }
