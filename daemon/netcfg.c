@@ -107,7 +107,7 @@ static const struct netcfg_obj *netcfg_find(const struct netcfg_obj *arr, size_t
 /* "address 10.0.0.1/24", "route 10.0.0.0/24 to table main", "IPv6 rule ...". */
 static void netcfg_describe(char *buf, size_t size, const struct netcfg_obj *o)
 {
-	char a[INET6_ADDRSTRLEN], t[16];
+	char a[INET6_ADDRSTRLEN] = "?", t[16];
 
 	if (o->kind == NETCFG_RULE) {
 		const char *fam = o->family == AF_INET ? "IPv4" : "IPv6";
@@ -516,7 +516,8 @@ static int netcfg_remove_unwanted(struct netcfg *nc, const struct netcfg_obj *wa
 		/* Kept: packed at the end, from i upwards (already read). */
 		nc->objs[nc->objs_len - 1 - kept++] = o;
 	}
-	memmove(nc->objs, nc->objs + nc->objs_len - kept, kept * sizeof(*nc->objs));
+	if (kept)
+		memmove(nc->objs, nc->objs + nc->objs_len - kept, kept * sizeof(*nc->objs));
 	nc->objs_len = kept;
 	return ret;
 }
@@ -670,8 +671,8 @@ static int netcfg_wanted(struct netcfg *nc, const struct netcfg_want *w, struct 
 	for (i = 0; i < w->addrs_len; i++) {
 		const struct conffile_addr *a = &w->addrs[i];
 
-		if (a->family == AF_INET6 && !ipv6) {
-			skipped = true;
+		if (a->family != AF_INET && (a->family != AF_INET6 || !ipv6)) {
+			skipped |= a->family == AF_INET6;
 			continue;
 		}
 		want[n] = (struct netcfg_obj){ .kind = NETCFG_ADDR, .family = a->family, .len = a->prefixlen };
@@ -680,8 +681,8 @@ static int netcfg_wanted(struct netcfg *nc, const struct netcfg_want *w, struct 
 	for (i = 0; w->table != CONFFILE_TABLE_OFF && i < w->routes_len; i++) {
 		const struct config_allowedip *r = &w->routes[i];
 
-		if (r->family == AF_INET6 && !ipv6) {
-			skipped = true;
+		if (r->family != AF_INET && (r->family != AF_INET6 || !ipv6)) {
+			skipped |= r->family == AF_INET6;
 			continue;
 		}
 		if (w->table == CONFFILE_TABLE_AUTO && !r->cidr) {
@@ -735,7 +736,7 @@ int netcfg_apply(struct netcfg *nc, const struct netcfg_want *w, uint32_t *fwmar
 	struct netcfg_obj *want = calloc(w->addrs_len + w->routes_len + 6, sizeof(*want));
 	bool full[2] = { false, false };
 	size_t want_len = 0, known, i;
-	uint32_t table;
+	uint32_t table = 0;
 	int ret;
 
 	if (!want) {
@@ -757,7 +758,8 @@ int netcfg_apply(struct netcfg *nc, const struct netcfg_want *w, uint32_t *fwmar
 		ret = netcfg_src_valid(nc, full[0], err, errlen);
 	if (!ret)
 		*fwmark = table ? table : w->fwmark;
-	qsort(nc->objs, nc->objs_len, sizeof(*nc->objs), netcfg_cmp);
+	if (nc->objs_len)
+		qsort(nc->objs, nc->objs_len, sizeof(*nc->objs), netcfg_cmp);
 	free(want);
 	return ret;
 }
