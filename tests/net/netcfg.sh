@@ -316,7 +316,9 @@ expect "the namespace after a full tunnel" "$(snapshot)" "$BEFORE"
 nt_ok "full tunnel reloads: FwMark's table, one family at a time, src_valid_mark restored; teardown as before"
 
 # ---- an identical rule of the administrator's: ours goes before it, and it stays ----
+# (and src_valid_mark=1 already: left as it is)
 ip -n "$NS" rule add table main suppress_prefixlength 0
+nsx sysctl -qw net.ipv4.conf.all.src_valid_mark=1
 BEFORE=$(snapshot)
 want "route 0.0.0.0/0"
 tool_start
@@ -328,7 +330,8 @@ tool_exit
 expect "the namespace after the administrator's rule" "$(snapshot)" "$BEFORE"
 ip -n "$NS" rule del table main suppress_prefixlength 0
 ip -n "$NS" route del 10.99.0.0/24 dev "$VETH" table 51820
-nt_ok "beside an identical rule of the administrator's: ours in front, theirs left alone"
+nsx sysctl -qw net.ipv4.conf.all.src_valid_mark=0
+nt_ok "beside an identical rule of the administrator's: ours in front, theirs left alone; src_valid_mark=1 kept"
 
 # ---- IPv6 disabled: IPv4 goes on, one warning ----
 nsx sysctl -qw net.ipv6.conf.all.disable_ipv6=1
