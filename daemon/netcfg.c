@@ -482,7 +482,7 @@ static int netcfg_remove(struct netcfg *nc, const struct netcfg_obj *o)
 		ret = 0;
 	if (!ret) {
 		netcfg_describe(what, sizeof(what), o);
-		log_info("%s: removed %s", nc->ifname, what);
+		log_info("removed %s", what);
 	}
 	return ret;
 }
@@ -507,7 +507,7 @@ static int netcfg_remove_unwanted(struct netcfg *nc, const struct netcfg_obj *wa
 				continue;
 			netcfg_fail(err, errlen, "remove", &o, r);
 			if (!want)
-				log_error("%s: %s", nc->ifname, err);
+				log_error("%s", err);
 			ret = r;
 		}
 		/* Kept: packed at the end, from i upwards (already read). */
@@ -549,7 +549,7 @@ static int netcfg_add(struct netcfg *nc, struct netcfg_obj *o, size_t known, cha
 	if (ret < 0)
 		return netcfg_fail(err, errlen, "add", o, ret);
 	netcfg_describe(what, sizeof(what), o);
-	log_info("%s: added %s", nc->ifname, what);
+	log_info("added %s", what);
 	ret = netcfg_record(nc, o);
 	if (ret < 0) {
 		netcfg_send(nc, o, false);
@@ -579,7 +579,7 @@ static int netcfg_link(struct netcfg *nc, const struct netcfg_want *w, uint32_t 
 		}
 		if (!nc->old_mtu)
 			nc->old_mtu = ev.mtu;
-		log_info("%s: MTU %u", nc->ifname, mtu);
+		log_info("MTU %u", mtu);
 	}
 	nc->mtu = mtu;
 	ret = ev.up ? 0 : netlink_set_up(&nc->nl, true);
@@ -691,7 +691,7 @@ static int netcfg_wanted(struct netcfg *nc, const struct netcfg_want *w, struct 
 		memcpy(want[n++].addr, r->addr, sizeof(r->addr));
 	}
 	if (skipped && !nc->warned_ipv6) {
-		log_error("%s: IPv6 is disabled: its addresses, routes and rules are skipped", nc->ifname);
+		log_error("IPv6 is disabled on %s: its addresses, routes and rules are skipped", nc->ifname);
 		nc->warned_ipv6 = true;
 	}
 	*table = 0;
@@ -768,12 +768,12 @@ void netcfg_teardown(struct netcfg *nc)
 
 	netcfg_remove_unwanted(nc, NULL, 0, err, sizeof(err));
 	if (netcfg_src_valid(nc, false, err, sizeof(err)) < 0)
-		log_error("%s: %s", nc->ifname, err);
+		log_error("%s", err);
 	/* A link that is gone (ENODEV) needs nothing restored. */
 	if (nc->old_mtu) {
 		ret = netlink_set_mtu(&nc->nl, nc->old_mtu);
 		if (ret < 0 && ret != -ENODEV)
-			log_error("%s: cannot restore the MTU %u: %s", nc->ifname, nc->old_mtu, strerror(-ret));
+			log_error("cannot restore the MTU %u of %s: %s", nc->old_mtu, nc->ifname, strerror(-ret));
 	}
 	/*
 	 * The link stays up: down, the kernel would drop every route out of
