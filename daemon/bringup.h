@@ -41,11 +41,10 @@ void bringup_stop(struct bringup *b);
 /* Frees b (after bringup_stop, or when it never started); NULL is ok. */
 void bringup_destroy(struct bringup *b);
 
-/* For the privilege drop: the file's ListenPort (0: none); whether the
- * file is read again or written (reload, SaveConfig); whether work at stop
- * needs root (PreDown/PostDown hooks, DNS removal). */
+/* For the privilege drop (the file is read again at every reload): the
+ * file's ListenPort (0: none); whether work at stop needs root
+ * (PreDown/PostDown hooks, DNS removal). */
 uint16_t bringup_listen_port(const struct bringup *b);
-bool bringup_file_access(const struct bringup *b);
 bool bringup_root_at_stop(const struct bringup *b);
 
 #endif
