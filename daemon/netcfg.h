@@ -8,10 +8,12 @@
  *
  * netcfg records every object it created (an address, route or rule that
  * already existed is not recorded: it is not ours) and every setting it
- * changed (the link's MTU and state, net.ipv4.conf.all.src_valid_mark), so
- * that a reload removes exactly what it added and the file no longer wants,
- * and teardown removes all of it and restores the rest.  What an
- * administrator added by hand is never removed.
+ * changed (the link's MTU, net.ipv4.conf.all.src_valid_mark), so that a
+ * reload removes exactly what it added and the file no longer wants, and
+ * teardown removes all of it and restores the rest.  What an administrator
+ * added by hand is never removed.  The link is brought up and left up:
+ * down, the kernel would flush every route out of it, the administrator's
+ * too.
  *
  * With IPv6 disabled on the host, IPv6 addresses, routes and rules are
  * skipped with one warning and IPv4 goes on.
@@ -58,7 +60,11 @@ int netcfg_apply(struct netcfg *nc, const struct netcfg_want *w, uint32_t *fwmar
 /* The MTU last applied (0 before the first netcfg_apply()). */
 unsigned int netcfg_mtu(const struct netcfg *nc);
 
-/* Removes exactly what netcfg_apply() added, restores what it changed. */
+/*
+ * Removes exactly what netcfg_apply() added, restores what it changed (not
+ * the link state, see above), logging what fails.  A later netcfg_apply()
+ * starts afresh.
+ */
 void netcfg_teardown(struct netcfg *nc);
 
 /* Frees nc (without tearing down); NULL is allowed. */
