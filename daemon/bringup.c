@@ -507,11 +507,6 @@ void bringup_destroy(struct bringup *b)
 	free(b);
 }
 
-uint16_t bringup_listen_port(const struct bringup *b)
-{
-	return (b->cf.dev.flags & CONFIG_DEVICE_HAS_LISTEN_PORT) ? b->cf.dev.listen_port : 0;
-}
-
 bool bringup_root_at_stop(const struct bringup *b)
 {
 	return b->cf.dns_len || b->cf.hooks_len[CONFFILE_PRE_DOWN] ||

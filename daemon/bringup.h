@@ -41,10 +41,8 @@ void bringup_stop(struct bringup *b);
 /* Frees b (after bringup_stop, or when it never started); NULL is ok. */
 void bringup_destroy(struct bringup *b);
 
-/* For the privilege drop (the file is read again at every reload): the
- * file's ListenPort (0: none); whether work at stop needs root
- * (PreDown/PostDown hooks, DNS removal). */
-uint16_t bringup_listen_port(const struct bringup *b);
+/* For the privilege drop: whether work at stop needs root (PreDown or
+ * PostDown hooks, DNS removal). */
 bool bringup_root_at_stop(const struct bringup *b);
 
 #endif

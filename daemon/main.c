@@ -2,7 +2,7 @@
 /*
  * wgd: a userspace WireGuard daemon.
  *
- *   wgd [-f|--foreground] [--log-level LEVEL] [--pid-file FILE] IFNAME
+ *   wgd [-f|--foreground] [--log-level LEVEL] [--pid-file FILE] [--user USER] IFNAME
  *   wgd [OPTIONS] -c FILE [IFNAME]
  *   wgd [OPTIONS] up IFNAME|FILE
  *
@@ -41,6 +41,7 @@
 #include "daemon/host.h"
 #include "daemon/log.h"
 #include "daemon/loop.h"
+#include "daemon/privdrop.h"
 #include "daemon/tun.h"
 
 #ifndef WGD_VERSION
@@ -56,6 +57,7 @@ struct options {
 	char config_buf[PATH_MAX];
 	char ifname_buf[IFNAMSIZ];
 	const char *pid_file;
+	const char *user;	/* --user: NULL for the default (privdrop.h) */
 	bool foreground;
 	int log_level;
 };
@@ -80,6 +82,8 @@ static void usage(FILE *f, const char *prog)
 		"  -l, --log-level L  silent, error, verbose or debug (default: $LOG_LEVEL,\n"
 		"                     else error)\n"
 		"  -p, --pid-file F   write the daemon's process id to F\n"
+		"  -u, --user USER    run as USER once set up (default: wgd if it exists;\n"
+		"                     root: no change), keeping only CAP_NET_ADMIN\n"
 		"  -h, --help         this text\n"
 		"  -v, --version      the version\n"
 		"\n"
@@ -180,6 +184,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "log-level", required_argument, NULL, 'l' },
 		{ "pid-file", required_argument, NULL, 'p' },
+		{ "user", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
@@ -193,7 +198,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		o->log_level = log_parse_level(env);
 	env = getenv("WG_PROCESS_FOREGROUND");
 	o->foreground = env && !strcmp(env, "1");
-	while ((c = getopt_long(argc, argv, "c:fl:p:hv", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:fl:p:u:hv", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			o->config = optarg;
@@ -210,6 +215,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'p':
 			o->pid_file = optarg;
+			break;
+		case 'u':
+			o->user = optarg;
 			break;
 		case 'h':
 			usage(stdout, argv[0]);
@@ -323,12 +331,36 @@ static void detach_stdio(void)
 }
 
 /*
+ * Changes to the unprivileged user once everything that needs root is set
+ * up; p has the file's needs (file_access, root_hooks) filled in.  The
+ * listen port decides whether CAP_NET_BIND_SERVICE stays.
+ */
+static int drop_privileges(const struct options *o, struct host *host, struct privdrop_opts *p,
+			   char *msg, size_t msglen)
+{
+	struct config_device cfg;
+	int ret;
+
+	p->user = o->user;
+	p->user_given = o->user != NULL;
+	config_device_init(&cfg);
+	if (host_config_read(host, &cfg) == 0)
+		p->port = cfg.listen_port;
+	config_device_clear(&cfg);
+	ret = privdrop_apply(p, msg, msglen);
+	if (ret == 0)
+		log_info("%s", msg);
+	return ret;
+}
+
+/*
  * Runs the daemon on an open TUN device and control socket until it stops;
  * with a configuration file (b), brought up from it and torn down at exit.
  */
 static int serve(const struct options *o, struct host *host, struct tun *tun,
 		 struct control *control, struct bringup *b, int report_fd)
 {
+	struct privdrop_opts drop = { 0 };
 	char msg[300];
 	int ret;
 
@@ -352,6 +384,17 @@ static int serve(const struct options *o, struct host *host, struct tun *tun,
 			unlink(o->pid_file);
 		return EXIT_FAILURE;
 	}
+	drop.file_access = b != NULL;
+	drop.root_hooks = b && bringup_root_at_stop(b);
+	if (drop_privileges(o, host, &drop, msg, sizeof(msg)) < 0) {
+		report(report_fd, msg);
+		if (b)
+			bringup_stop(b);
+		host_stop(host);
+		if (o->pid_file)
+			unlink(o->pid_file);
+		return EXIT_FAILURE;
+	}
 	log_info("serving %s on control socket %s", o->ifname, control_path(control));
 	report(report_fd, NULL);
 	notify_systemd("READY=1");
@@ -362,8 +405,11 @@ static int serve(const struct options *o, struct host *host, struct tun *tun,
 	if (b)
 		bringup_stop(b);
 	host_stop(host);
-	if (o->pid_file)
+	if (o->pid_file) {
+		privdrop_file_begin();
 		unlink(o->pid_file);
+		privdrop_file_end();
+	}
 	return ret < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
