@@ -399,7 +399,7 @@ static void bringup_reload(void *ctx)
 		log_error("reload: %s", err);
 	conffile_clear(&b->cf);
 	b->cf = next;
-	log_info("reloaded %s: %u peers added, %u removed, %u changed%s", b->path, sum.added,
+	log_info("reloaded %s: peers %u added, %u removed, %u changed%s", b->path, sum.added,
 		 sum.removed, sum.changed, sum.device ? "; interface key or port changed" : "");
 }
 

@@ -124,7 +124,7 @@ static int ifname_from_path(struct options *o, const char *prog)
 	if (!valid_ifname(base, len)) {
 		fprintf(stderr,
 			"%s: '%.*s' (from %s) is not a valid interface name: 1 to %d of "
-			"a-z A-Z 0-9 _ = + . -; name the interface after the file\n",
+			"a-z A-Z 0-9 _ = + . -; give IFNAME after the file\n",
 			prog, (int)len, base, o->config, IFNAMSIZ - 1);
 		return -1;
 	}

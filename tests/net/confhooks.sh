@@ -60,7 +60,8 @@ PreDown = echo pre-down %i >>$hl
 PostDown = echo post-down %i >>$hl; ip -o addr show dev %i | grep -q 10.98 || echo post-down-no-address >>$hl
 PostDown = echo post-down-2 >>$hl
 DNS = 192.0.2.53, example.com, 2001:db8::53, corp.example"
-PATH=$NT_TMP/bin:$PATH cf_start "$NS" "$IFC" "$conf"
+CF_ENV=("PATH=$NT_TMP/bin:$PATH")
+cf_start "$NS" "$IFC" "$conf"
 cf_stop "$IFC"
 want="pre-up-1 $IFC
 pre-up-2 $IFC
@@ -89,10 +90,13 @@ nt_ok "DNS: resolvconf -a tun.$IFC -m 0 -x with nameserver/search lines, -d at e
 cf_same_snapshot "$snap0" "$(cf_snapshot "$NS")" "hooks"
 
 # Without resolvconf: a warning, and the interface comes up.
-PATH=/nonexistent cf_start "$NS" "$IFC" "$conf"
+file "DNS = 192.0.2.53"
+CF_ENV=(PATH=/nonexistent)
+cf_start "$NS" "$IFC" "$conf"
 cf_log "$IFC" | grep -q "resolvconf is not installed.*DNS servers.*not set" ||
 	nt_fail "no warning that DNS is not set: $(cf_log "$IFC")"
 cf_stop "$IFC"
+CF_ENV=()
 nt_ok "DNS without resolvconf: a warning, the interface up"
 
 # ---- failing PreUp, failing PostUp ----

@@ -9,6 +9,9 @@ cf_write() {
 	(umask 077 && cat >"$1") || nt_fail "writing $1"
 }
 
+# Environment assignments (VAR=VALUE) for the daemons cf_start starts.
+CF_ENV=()
+
 # cf_start NS IF FILE [ARGS...]: wgd -f -c FILE IF [ARGS...] in NS, our child
 # (so its PID and exit status are known); waits until the control socket
 # answers, which the daemon does only once the file is applied (the loop
@@ -19,7 +22,7 @@ cf_start() {
 	prog=$(nt_impl wgd) || exit 1
 	NT_NS[$ifc]=$ns
 	NT_IFACES+=("$ifc")
-	LOG_LEVEL=${NT_LOG_LEVEL:-verbose} ip netns exec "$ns" "$prog" -f -c "$conf" "$ifc" "$@" \
+	LOG_LEVEL=${NT_LOG_LEVEL:-verbose} ip netns exec "$ns" env "${CF_ENV[@]}" "$prog" -f -c "$conf" "$ifc" "$@" \
 		>"$NT_TMP/$ifc.$NT_RUN.log" 2>&1 &
 	pid=$!
 	NT_DPID[$ifc]=$pid
@@ -44,11 +47,16 @@ cf_stop() {
 # cf_log IF: the daemon's log of the current run.
 cf_log() { cat "$NT_TMP/$1.$NT_RUN.log"; }
 
+cf_no_tentative() { [ -z "$(ip -n "$1" -6 addr show tentative)" ]; }
+
 # cf_snapshot NS: the namespace's links, addresses, routes of every table,
 # policy rules (IPv4 and IPv6) and src_valid_mark, normalized, one JSON
 # document: equal before a bring-up and after its teardown.
 cf_snapshot() {
 	local ns=$1
+	# A link-local address still in duplicate address detection would
+	# change (and get its local route) between two snapshots.
+	nt_until "$NT_TIMEOUT" cf_no_tentative "$ns" || nt_fail "$ns: addresses stay tentative"
 	{
 		ip -n "$ns" -j link show
 		echo
@@ -84,7 +92,8 @@ cf_same_snapshot() {
 	nt_fail "$3: the namespace's network configuration differs from before the bring-up"
 }
 
-# cf_json NS ARGS... PYEXPR: ip -j ARGS parsed as `d`; fails unless PYEXPR is true.
+# cf_json NS ARGS... PYTHON: ip -j ARGS parsed as `d`; fails unless the last
+# line of PYTHON (an expression, after the statements before it) is true.
 cf_json() {
 	local ns=$1 expr=${*: -1} out
 	local args=("${@:2:$#-2}")
@@ -92,6 +101,8 @@ cf_json() {
 	printf '%s' "$out" | "$NT_PY" -c '
 import json, sys
 d = json.load(sys.stdin)
-sys.exit(0 if eval(sys.argv[1]) else 1)
+lines = sys.argv[1].strip().split("\n")
+exec("\n".join(lines[:-1]))
+sys.exit(0 if eval(lines[-1]) else 1)
 ' "$expr"
 }

@@ -8,8 +8,8 @@
 # and fwmark and carries traffic without its own datagrams entering the
 # tunnel.  After SIGTERM the namespace's links, addresses, routes of every
 # table, rules and src_valid_mark are exactly what they were before.
-# Side b is wgd configured with wg, with 203.0.113.1 and 2001:db8:9::1 on a
-# dummy link behind it.
+# Side b is wgd configured with wg, with 203.0.113.1 and 2001:db8:9::1 on its
+# loopback behind it.
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/conflib.sh"
@@ -24,10 +24,8 @@ nt_keys "$IF_B"
 nt_wg "$IF_B" set "$IF_B" private-key "${NT_PRIV[$IF_B]}" listen-port "$NT_PORT" \
 	peer "${NT_PUB[$IF_A]}" allowed-ips 198.51.100.1/32,fd00:2::1/128 || nt_fail "configuring b"
 nt_addr "$IF_B" 198.51.100.2/24 fd00:2::2/64
-behind=$(nt_name d b)
-ip -n "$NS_B" link add "$behind" type dummy && ip -n "$NS_B" link set "$behind" up &&
-	ip -n "$NS_B" addr add 203.0.113.1/32 dev "$behind" &&
-	ip -n "$NS_B" addr add 2001:db8:9::1/128 dev "$behind" nodad || nt_fail "the network behind b"
+ip -n "$NS_B" addr add 203.0.113.1/32 dev lo &&
+	ip -n "$NS_B" addr add 2001:db8:9::1/128 dev lo || nt_fail "the network behind b"
 
 conf=$NT_TMP/$IF_A.conf
 before=$(cf_snapshot "$NS_A")
@@ -87,8 +85,8 @@ mark=$(nt_wg "$IF_A" show "$IF_A" fwmark)
 table=$((mark))
 for v in 4 6; do
 	cf_json "$NS_A" -"$v" rule show "
-any('not' in r and r.get('fwmark') == '$mark' and str(r.get('table')) == '$table' for r in d) and
-any(r.get('table') == 'main' and r.get('suppress_prefixlen') == 0 for r in d)" ||
+m = any('not' in r and r.get('fwmark') == '$mark' and str(r.get('table')) == '$table' for r in d)
+m and any(r.get('table') == 'main' and r.get('suppress_prefixlen') == 0 for r in d)" ||
 		nt_fail "IPv$v: no 'not fwmark $mark table $table' and 'table main suppress_prefixlength 0' rules: $(ip -n "$NS_A" -"$v" rule show)"
 	cf_json "$NS_A" -"$v" route show table "$table" "any(r['dst'] == 'default' and r['dev'] == '$IF_A' for r in d)" ||
 		nt_fail "IPv$v: no default route dev $IF_A in table $table"
