@@ -15,6 +15,7 @@
 #   CAP_NET_BIND_SERVICE: the capability is really gone);
 # - SIGTERM: exit status 0, the socket file and the link removed;
 # - --user root, and no --user without a user "wgd": no drop, said in the log;
+#   WGD_USER=USER (for wg-quick, which passes no options) as --user USER;
 # - wgd -c FILE --user USER, the file in a directory only root may enter,
 #   ListenPort 853: CapEff adds CAP_NET_BIND_SERVICE; a SIGHUP reload after
 #   the drop (the file read with CAP_DAC_OVERRIDE raised) adds a peer and
@@ -152,6 +153,11 @@ start_wgd "$NS_A" "$IF_C" --user root
 [ "$(status "${NT_DPID[$IF_C]}" Uid)" = "0 0 0 0" ] || nt_fail "--user root changed the uid"
 grep -q "user 'root' is root: no privilege drop" "$NT_TMP/$IF_C.$NT_RUN.log" ||
 	nt_fail "--user root: the log does not say that nothing was dropped"
+nt_stop_daemon "$IF_C"
+NT_DPID[$IF_C]=
+WGD_USER=$PD_USER start_wgd "$NS_A" "$IF_C"
+[ "$(status "${NT_DPID[$IF_C]}" Uid)" = "$PD_UID $PD_UID $PD_UID $PD_UID" ] ||
+	nt_fail "WGD_USER=$PD_USER: Uid $(status "${NT_DPID[$IF_C]}" Uid)"
 if ! id wgd >/dev/null 2>&1; then
 	[ "$(status "${NT_DPID[$IF_B]}" Uid)" = "0 0 0 0" ] || nt_fail "no --user and no user wgd: uid changed"
 	grep -q "no user 'wgd': keeping root privileges" "$NT_TMP/$IF_B.$NT_RUN.log" ||
@@ -161,7 +167,7 @@ if ip netns exec "$NS_A" "$WGD" -f --user "nosuchuser$NT_U" "$(nt_name wg d)" >"
 	nt_fail "an unknown --user was accepted"
 fi
 grep -q "no user 'nosuchuser$NT_U'" "$NT_TMP/nouser.log" || nt_fail "unknown user: $(cat "$NT_TMP/nouser.log")"
-nt_ok "root and the absent default user keep root, logged; an unknown user is an error"
+nt_ok "root and the absent default user keep root, logged; WGD_USER as --user; an unknown user is an error"
 nt_stop_daemon "$IF_C"
 NT_DPID[$IF_C]=
 
