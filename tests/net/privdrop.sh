@@ -21,7 +21,9 @@
 #   the drop (the file read with CAP_DAC_OVERRIDE raised) adds a peer and
 #   moves the port to 51822, the unchanged peer keeps its session, the
 #   tunnel pings from the new port; a second reload moves it back to 853;
-#   at SIGTERM, SaveConfig writes the file with a peer added at run time.
+#   at SIGTERM, SaveConfig writes the file with a peer added at run time;
+#   every thread, the resolver's of a host-name endpoint made before the
+#   drop too, has the user's ids and no-new-privileges.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -183,11 +185,14 @@ conf() {
 			"$(cat "${NT_PRIV[$IF_A]}")" "$port"
 		printf 'SaveConfig = true\n\n[Peer]\nPublicKey = %s\n' "${NT_PUB[$IF_B]}"
 		printf 'AllowedIPs = 198.51.100.2/32, fd00:2::2/128\nEndpoint = 192.0.2.2:%s\n' "$NT_PORT"
+		# A host-name endpoint: its resolver thread exists before the drop.
+		printf '\n[Peer]\nPublicKey = %s\nAllowedIPs = 10.6.6.6/32\nEndpoint = localhost:9\n' "$PEER_N"
 		for extra in "$@"; do
 			printf '\n[Peer]\nPublicKey = %s\nAllowedIPs = 10.7.7.7/32\n' "$extra"
 		done
 	} >"$CONF.new" && chmod 0600 "$CONF.new" && mv "$CONF.new" "$CONF" || nt_fail "writing $CONF"
 }
+PEER_N=$(wg genkey | wg pubkey)
 port_is() { [ "$(nt_wg "$IF_A" show "$IF_A" listen-port)" = "$1" ]; }
 has_peer() { nt_wg "$IF_A" show "$IF_A" peers | grep -qxF "$1"; }
 conf 853
@@ -203,6 +208,15 @@ want_eff=$(capmask $CAP_NET_ADMIN $CAP_NET_BIND_SERVICE)
 want_prm=$(capmask $CAP_NET_ADMIN $CAP_NET_BIND_SERVICE $CAP_DAC_OVERRIDE)
 [ "$(status "$PID" CapEff)" = "$want_eff" ] || nt_fail "-c, port 853: CapEff $(status "$PID" CapEff), want $want_eff"
 [ "$(status "$PID" CapPrm)" = "$want_prm" ] || nt_fail "-c, port 853: CapPrm $(status "$PID" CapPrm), want $want_prm"
+threads() { [ "$(ls "/proc/$PID/task" | wc -l)" -ge 2 ]; }
+nt_until "$NT_TIMEOUT" threads || nt_fail "-c: no resolver thread for the host-name endpoint"
+for t in /proc/"$PID"/task/*; do
+	[ "$(status "$PID/task/${t##*/}" Uid)" = "$PD_UID $PD_UID $PD_UID $PD_UID" ] &&
+		[ "$(status "$PID/task/${t##*/}" NoNewPrivs)" = 1 ] &&
+		[ $((0x$(status "$PID/task/${t##*/}" CapPrm) & ~0x$want_prm)) = 0 ] ||
+		nt_fail "-c: thread ${t##*/}: $(grep -E '^(Uid|CapPrm|NoNewPrivs)' "$t/status" | tr -s '\t\n' '  ')"
+done
+nt_ok "-c: every thread (the resolver's too) runs as $PD_UID with no new privileges"
 nt_wg "$IF_B" set "$IF_B" listen-port "$NT_PORT" || nt_fail "b's port"
 nt_ping "$IF_A" 198.51.100.2 || nt_fail "-c: no ping after the drop"
 [ "$(nt_endpoint_of "$IF_B")" = "192.0.2.1:853" ] || nt_fail "-c: b sees a at $(nt_endpoint_of "$IF_B")"
