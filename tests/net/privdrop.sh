@@ -16,6 +16,10 @@
 # - SIGTERM: exit status 0, the socket file and the link removed;
 # - --user root, and no --user without a user "wgd": no drop, said in the log;
 #   WGD_USER=USER (for wg-quick, which passes no options) as --user USER;
+# - WGD_RUN_DIR a directory only root may enter: a change in it does not
+#   stop the daemon, the socket file's deletion does; a sticky directory
+#   all may write: CapPrm has CAP_FOWNER instead of CAP_DAC_OVERRIDE, and
+#   the socket file is removed at exit;
 # - wgd -c FILE --user USER, the file in a directory only root may enter,
 #   ListenPort 853: CapEff adds CAP_NET_BIND_SERVICE; a SIGHUP reload after
 #   the drop (the file read with CAP_DAC_OVERRIDE raised) adds a peer and
@@ -53,6 +57,7 @@ PD_UID=$(id -u "$PD_USER")
 PD_GID=$(id -g "$PD_USER")
 
 CAP_DAC_OVERRIDE=1
+CAP_FOWNER=3
 CAP_NET_BIND_SERVICE=10
 CAP_NET_ADMIN=12
 
@@ -172,6 +177,66 @@ grep -q "no user 'nosuchuser$NT_U'" "$NT_TMP/nouser.log" || nt_fail "unknown use
 nt_ok "root and the absent default user keep root, logged; WGD_USER as --user; an unknown user is an error"
 nt_stop_daemon "$IF_C"
 NT_DPID[$IF_C]=
+
+nt_log "-- run directories other than /var/run/wireguard (WGD_RUN_DIR)"
+# sock_answers PATH: a get on the control socket at PATH is answered.
+sock_answers() {
+	printf 'get=1\n\n' | timeout 5 "$NT_PY" -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1]); s.sendall(sys.stdin.buffer.read())
+buf = b""
+while not buf.endswith(b"\n\n"):
+    d = s.recv(65536)
+    if not d: break
+    buf += d
+sys.exit(0 if b"errno=0" in buf else 1)
+' "$1"
+}
+# rundir_start DIR: wgd --user with WGD_RUN_DIR=DIR as IF_C; sets PID.
+rundir_start() {
+	WGD_RUN_DIR=$1 ip netns exec "$NS_A" "$WGD" -f --user "$PD_USER" "$IF_C" >"$NT_TMP/$IF_C.rd.log" 2>&1 &
+	PID=$!
+	NT_DPID[$IF_C]=$PID
+	nt_until "$NT_TIMEOUT" sock_answers "$1/$IF_C.sock" || nt_fail "WGD_RUN_DIR=$1: socket not answering"
+}
+# A directory only root may enter: CAP_DAC_OVERRIDE raised for the lstat
+# after each inotify event and for the unlink.
+mkdir -m 0700 "$NT_TMP/run" || nt_fail "mkdir run"
+rundir_start "$NT_TMP/run"
+touch "$NT_TMP/run/other" && rm "$NT_TMP/run/other"
+sleep 0.5
+nt_gone "$PID" && nt_fail "a change in the root-only run directory stopped the daemon"
+rm "$NT_TMP/run/$IF_C.sock"
+nt_wait_gone "$PID" 5 || nt_fail "the deletion of the socket file did not stop the daemon after the drop"
+wait "$PID"
+NT_DPID[$IF_C]=
+nt_ok "root-only run directory: another file's change ignored, the socket's deletion seen"
+# A sticky directory everyone may write: no CAP_DAC_OVERRIDE needed, but
+# CAP_FOWNER to unlink the root-owned socket file.
+mkdir -m 1777 "$NT_TMP/sticky" && chmod 1777 "$NT_TMP/sticky" || nt_fail "mkdir sticky"
+chmod 0711 "$NT_TMP"
+rundir_start "$NT_TMP/sticky"
+want_prm=$(capmask $CAP_NET_ADMIN $CAP_FOWNER)
+[ "$(status "$PID" CapPrm)" = "$want_prm" ] || nt_fail "sticky run directory: CapPrm $(status "$PID" CapPrm), want $want_prm"
+kill -TERM "$PID"
+nt_wait_gone "$PID" 5 || nt_fail "sticky run directory: still running after SIGTERM"
+wait "$PID" || nt_fail "sticky run directory: exit status $?"
+NT_DPID[$IF_C]=
+[ -e "$NT_TMP/sticky/$IF_C.sock" ] && nt_fail "sticky run directory: the socket file is left behind"
+chmod 0700 "$NT_TMP"
+nt_ok "sticky run directory: CapPrm $want_prm (cap_fowner, no cap_dac_override); socket removed"
+# The same directory inside one only root may enter: the way there needs
+# CAP_DAC_OVERRIDE as well.
+rundir_start "$NT_TMP/sticky"
+want_prm=$(capmask $CAP_NET_ADMIN $CAP_FOWNER $CAP_DAC_OVERRIDE)
+[ "$(status "$PID" CapPrm)" = "$want_prm" ] || nt_fail "sticky run directory in a root-only one: CapPrm $(status "$PID" CapPrm), want $want_prm"
+kill -TERM "$PID"
+nt_wait_gone "$PID" 5 || nt_fail "sticky run directory: still running after SIGTERM"
+wait "$PID" || nt_fail "sticky run directory: exit status $?"
+NT_DPID[$IF_C]=
+[ -e "$NT_TMP/sticky/$IF_C.sock" ] && nt_fail "sticky run directory in a root-only one: the socket file is left behind"
+nt_ok "sticky run directory in a root-only one: CapPrm $want_prm; socket removed"
 
 nt_log "-- wgd -c FILE --user $PD_USER: reload and port changes after the drop"
 CONF=$NT_TMP/cf/$IF_A.conf
