@@ -82,12 +82,12 @@ static void usage(FILE *f, const char *prog)
 		"  -l, --log-level L  silent, error, verbose or debug (default: $LOG_LEVEL,\n"
 		"                     else error)\n"
 		"  -p, --pid-file F   write the daemon's process id to F\n"
-		"  -u, --user USER    run as USER once set up (default: wgd if it exists;\n"
-		"                     root: no change), keeping only CAP_NET_ADMIN\n"
+		"  -u, --user USER    run as USER once set up (default: $WGD_USER, else wgd\n"
+		"                     if it exists; root: no change), keeping CAP_NET_ADMIN\n"
 		"  -h, --help         this text\n"
 		"  -v, --version      the version\n"
 		"\n"
-		"Environment: LOG_LEVEL, WG_PROCESS_FOREGROUND=1 (as -f), WGD_RUN_DIR,\n"
+		"Environment: LOG_LEVEL, WG_PROCESS_FOREGROUND=1 (as -f), WGD_USER, WGD_RUN_DIR,\n"
 		"WGD_CONFIG_DIR (for up: instead of " CONFIG_DIR "), NOTIFY_SOCKET\n"
 		"(systemd Type=notify: READY=1 once serving).\n",
 		prog, prog, prog, prog);
@@ -198,6 +198,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 		o->log_level = log_parse_level(env);
 	env = getenv("WG_PROCESS_FOREGROUND");
 	o->foreground = env && !strcmp(env, "1");
+	/* For launchers that pass no options (wg-quick). */
+	env = getenv("WGD_USER");
+	if (env && *env)
+		o->user = env;
 	while ((c = getopt_long(argc, argv, "c:fl:p:u:hv", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':

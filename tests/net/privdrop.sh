@@ -14,7 +14,14 @@
 #   tunnel pings from the new port; a port below 1024 is refused (no
 #   CAP_NET_BIND_SERVICE: the capability is really gone);
 # - SIGTERM: exit status 0, the socket file and the link removed;
-# - --user root, and no --user without a user "wgd": no drop, said in the log.
+# - --user root, and no --user without a user "wgd": no drop, said in the log;
+#   WGD_USER=USER (for wg-quick, which passes no options) as --user USER;
+# - wgd -c FILE --user USER, the file in a directory only root may enter,
+#   ListenPort 853: CapEff adds CAP_NET_BIND_SERVICE; a SIGHUP reload after
+#   the drop (the file read with CAP_DAC_OVERRIDE raised) adds a peer and
+#   moves the port to 51822, the unchanged peer keeps its session, the
+#   tunnel pings from the new port; a second reload moves it back to 853;
+#   at SIGTERM, SaveConfig writes the file with a peer added at run time.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -146,6 +153,11 @@ start_wgd "$NS_A" "$IF_C" --user root
 [ "$(status "${NT_DPID[$IF_C]}" Uid)" = "0 0 0 0" ] || nt_fail "--user root changed the uid"
 grep -q "user 'root' is root: no privilege drop" "$NT_TMP/$IF_C.$NT_RUN.log" ||
 	nt_fail "--user root: the log does not say that nothing was dropped"
+nt_stop_daemon "$IF_C"
+NT_DPID[$IF_C]=
+WGD_USER=$PD_USER start_wgd "$NS_A" "$IF_C"
+[ "$(status "${NT_DPID[$IF_C]}" Uid)" = "$PD_UID $PD_UID $PD_UID $PD_UID" ] ||
+	nt_fail "WGD_USER=$PD_USER: Uid $(status "${NT_DPID[$IF_C]}" Uid)"
 if ! id wgd >/dev/null 2>&1; then
 	[ "$(status "${NT_DPID[$IF_B]}" Uid)" = "0 0 0 0" ] || nt_fail "no --user and no user wgd: uid changed"
 	grep -q "no user 'wgd': keeping root privileges" "$NT_TMP/$IF_B.$NT_RUN.log" ||
@@ -155,5 +167,72 @@ if ip netns exec "$NS_A" "$WGD" -f --user "nosuchuser$NT_U" "$(nt_name wg d)" >"
 	nt_fail "an unknown --user was accepted"
 fi
 grep -q "no user 'nosuchuser$NT_U'" "$NT_TMP/nouser.log" || nt_fail "unknown user: $(cat "$NT_TMP/nouser.log")"
-nt_ok "root and the absent default user keep root, logged; an unknown user is an error"
+nt_ok "root and the absent default user keep root, logged; WGD_USER as --user; an unknown user is an error"
+nt_stop_daemon "$IF_C"
+NT_DPID[$IF_C]=
+
+nt_log "-- wgd -c FILE --user $PD_USER: reload and port changes after the drop"
+CONF=$NT_TMP/cf/$IF_A.conf
+mkdir -m 0700 "$NT_TMP/cf" || nt_fail "mkdir $NT_TMP/cf"
+# conf PORT [PEER-LINES...]: A's file, with B as its peer and extra [Peer] sections.
+conf() {
+	local port=$1 extra
+	shift
+	{
+		printf '[Interface]\nPrivateKey = %s\nListenPort = %s\nAddress = 198.51.100.1/24\n' \
+			"$(cat "${NT_PRIV[$IF_A]}")" "$port"
+		printf 'SaveConfig = true\n\n[Peer]\nPublicKey = %s\n' "${NT_PUB[$IF_B]}"
+		printf 'AllowedIPs = 198.51.100.2/32, fd00:2::2/128\nEndpoint = 192.0.2.2:%s\n' "$NT_PORT"
+		for extra in "$@"; do
+			printf '\n[Peer]\nPublicKey = %s\nAllowedIPs = 10.7.7.7/32\n' "$extra"
+		done
+	} >"$CONF.new" && chmod 0600 "$CONF.new" && mv "$CONF.new" "$CONF" || nt_fail "writing $CONF"
+}
+port_is() { [ "$(nt_wg "$IF_A" show "$IF_A" listen-port)" = "$1" ]; }
+has_peer() { nt_wg "$IF_A" show "$IF_A" peers | grep -qxF "$1"; }
+conf 853
+LOG_LEVEL=verbose ip netns exec "$NS_A" "$WGD" -f --user "$PD_USER" -c "$CONF" "$IF_A" \
+	>"$NT_TMP/$IF_A.cf.log" 2>&1 &
+PID=$!
+NT_DPID[$IF_A]=$PID
+NT_IFACES+=("$IF_A")
+nt_until "$NT_TIMEOUT" nt_sock_ready "$IF_A" ||
+	nt_fail "wgd -c --user did not serve: $(tail -n 5 "$NT_TMP/$IF_A.cf.log")"
+[ "$(status "$PID" Uid)" = "$PD_UID $PD_UID $PD_UID $PD_UID" ] || nt_fail "-c: Uid $(status "$PID" Uid)"
+want_eff=$(capmask $CAP_NET_ADMIN $CAP_NET_BIND_SERVICE)
+want_prm=$(capmask $CAP_NET_ADMIN $CAP_NET_BIND_SERVICE $CAP_DAC_OVERRIDE)
+[ "$(status "$PID" CapEff)" = "$want_eff" ] || nt_fail "-c, port 853: CapEff $(status "$PID" CapEff), want $want_eff"
+[ "$(status "$PID" CapPrm)" = "$want_prm" ] || nt_fail "-c, port 853: CapPrm $(status "$PID" CapPrm), want $want_prm"
+nt_wg "$IF_B" set "$IF_B" listen-port "$NT_PORT" || nt_fail "b's port"
+nt_ping "$IF_A" 198.51.100.2 || nt_fail "-c: no ping after the drop"
+[ "$(nt_endpoint_of "$IF_B")" = "192.0.2.1:853" ] || nt_fail "-c: b sees a at $(nt_endpoint_of "$IF_B")"
+nt_ok "-c, ListenPort 853: CapEff $want_eff, CapPrm $want_prm; pings from port 853"
+
+hs=$(nt_handshake_ns "$IF_A")
+PEER_C=$(wg genkey | wg pubkey)
+conf 51822 "$PEER_C"
+kill -HUP "$PID"
+nt_until "$NT_TIMEOUT" has_peer "$PEER_C" || nt_fail "reload after the drop did not add the peer: $(tail -n 3 "$NT_TMP/$IF_A.cf.log")"
+nt_until "$NT_TIMEOUT" port_is 51822 || nt_fail "reload after the drop did not move the port to 51822"
+nt_ping "$IF_A" 198.51.100.2 || nt_fail "no ping after the reload"
+[ "$(nt_endpoint_of "$IF_B")" = "192.0.2.1:51822" ] || nt_fail "after the reload b sees a at $(nt_endpoint_of "$IF_B")"
+[ "$(nt_handshake_ns "$IF_A")" = "$hs" ] || nt_fail "the reload renewed the unchanged peer's session"
+nt_ok "SIGHUP after the drop: peer added, port 51822, same session, pings from 51822"
+conf 853 "$PEER_C"
+kill -HUP "$PID"
+nt_until "$NT_TIMEOUT" port_is 853 || nt_fail "a reload after the drop could not move the port back to 853"
+nt_ping "$IF_A" 198.51.100.2 || nt_fail "no ping after the reload back to 853"
+nt_ok "second SIGHUP: back on port 853 (CAP_NET_BIND_SERVICE kept)"
+
+PEER_D=$(wg genkey | wg pubkey)
+nt_wg "$IF_A" set "$IF_A" peer "$PEER_D" allowed-ips 10.8.8.8/32 || nt_fail "wg set peer D"
+kill -TERM "$PID"
+nt_wait_gone "$PID" 5 || nt_fail "-c: still running 5 s after SIGTERM"
+wait "$PID"
+st=$?
+NT_DPID[$IF_A]=
+[ "$st" = 0 ] || nt_fail "-c: exit status $st"
+grep -qF "$PEER_D" "$CONF" || nt_fail "SaveConfig after the drop did not write the run-time peer: $(tail -n 3 "$NT_TMP/$IF_A.cf.log")"
+[ -e "/var/run/wireguard/$IF_A.sock" ] && nt_fail "-c: the socket file is left behind"
+nt_ok "SIGTERM: SaveConfig wrote the file in the root-only directory; socket removed"
 echo "PASS"

@@ -8,16 +8,18 @@
 # built wgd sits at the installed path (an overlay over SBINDIR) and MANPATH
 # has doc/man first.  First, a self-check: a unit with an unknown key and
 # one naming a missing program must fail the same check.
+# The sysusers.d entry: systemd-sysusers --dry-run on an empty root would
+# create the user wgd, without a warning (a broken entry fails first).
 #
-#   unit.sh WGD SBINDIR MANDIR UNIT...
+#   unit.sh WGD SBINDIR MANDIR SYSUSERS UNIT...
 set -u
 
-WGD=$1 SBINDIR=$2 MANDIR=$3
-shift 3
+WGD=$1 SBINDIR=$2 MANDIR=$3 SYSUSERS=$4
+shift 4
 
 fail() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (a private mount namespace)"; exit 77; }
-for p in systemd-analyze unshare mount man; do
+for p in systemd-analyze systemd-sysusers unshare mount man; do
 	command -v "$p" >/dev/null || fail "'$p' is not installed (tools/install-deps installs it)"
 done
 
@@ -77,4 +79,20 @@ echo "ok: broken units fail the check: $(cat "$T/bad1.out" "$T/bad2.out" | tr "\
 
 verify "${instances[@]}" || fail "systemd-analyze verify: $*"
 echo "ok: systemd-analyze verify is clean on ${instances[*]##*/}"
+
+# sysusers SYSUSERS-FILE: systemd-sysusers would create exactly the user wgd.
+sysusers() {
+	local out rc
+	rm -rf "$T/root" && mkdir -p "$T/root/etc" || fail "mkdir"
+	out=$(systemd-sysusers --dry-run --root="$T/root" "$1" 2>&1)
+	rc=$?
+	[ "$rc" = 0 ] && [ "$(printf '%s\n' "$out" | grep -c "^Creating user 'wgd' ")" = 1 ] &&
+		! printf '%s\n' "$out" | grep -q "$1" && return 0
+	printf '%s\n' "$out" >&2
+	return 1
+}
+printf 'u wgd - "x" - - extra\n' >"$T/bad.sysusers"
+sysusers "$T/bad.sysusers" 2>/dev/null && fail "a broken sysusers.d entry passes the check"
+sysusers "$SYSUSERS" || fail "systemd-sysusers --dry-run $SYSUSERS"
+echo "ok: $(basename "$SYSUSERS") creates the user wgd (systemd-sysusers --dry-run)"
 echo PASS
