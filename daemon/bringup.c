@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,6 +23,7 @@
 #include "daemon/conffile.h"
 #include "daemon/dnsnames.h"
 #include "daemon/log.h"
+#include "daemon/loop.h"
 #include "daemon/netcfg.h"
 #include "daemon/privdrop.h"
 
@@ -44,14 +47,56 @@ static const char *const bringup_hook_names[CONFFILE_NHOOKS] = {
 
 /* ---- child processes: hooks and resolvconf ---- */
 
+struct bringup_child {
+	struct loop_fd h;	/* the child's pidfd */
+	struct loop *loop;
+	bool exited;
+};
+
+static void bringup_child_exited(struct loop_fd *h, uint32_t revents)
+{
+	struct bringup_child *c = container_of(h, struct bringup_child, h);
+
+	(void)revents;
+	c->exited = true;
+	loop_stop(c->loop);
+}
+
+/*
+ * Serves the loop until the child pid exits, so that a hook may talk to
+ * its own interface (PostUp = wg set %i ..., PreDown = wg showconf %i):
+ * the control socket answers meanwhile.  -EINTR if something else stopped
+ * the loop first (a signal, the link's deletion): the caller then waits
+ * without serving.  Not called from a loop callback (start and stop only).
+ */
+static int bringup_serve_until_exit(struct loop *l, pid_t pid)
+{
+	struct bringup_child c = { .loop = l };
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0), ret;
+
+	if (fd < 0)
+		return -errno;	/* a kernel before 5.3: waited for without serving */
+	ret = loop_add(l, &c.h, fd, EPOLLIN, bringup_child_exited);
+	if (!ret) {
+		ret = loop_run(l);
+		loop_remove(l, &c.h);
+		if (!ret && !c.exited)
+			ret = -EINTR;
+	}
+	close(fd);
+	return ret;
+}
+
 /*
  * Runs argv (searched in PATH) with the daemon's descriptors, input (if
- * not NULL) on its standard input, and waits for it.  The child gets the
- * signals the host blocks (SIGTERM, SIGINT, SIGHUP go to a signalfd) and
- * SIGPIPE back to their defaults.  Its exit status, 128 + a signal that
- * killed it, or -errno when it could not be started (-ENOENT: not found).
+ * not NULL) on its standard input, and waits for it, serving loop l
+ * meanwhile if not NULL.  The child gets the signals the host blocks
+ * (SIGTERM, SIGINT, SIGHUP go to a signalfd) and SIGPIPE back to their
+ * defaults.  Its exit status, 128 + a signal that killed it, or -errno when
+ * it could not be started (-ENOENT: not found); *stopped (if l) tells
+ * whether the loop was stopped by something else meanwhile.
  */
-static int bringup_run(char *const argv[], const char *input)
+static int bringup_run(char *const argv[], const char *input, struct loop *l, bool *stopped)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
@@ -83,6 +128,8 @@ static int bringup_run(char *const argv[], const char *input)
 	}
 	if (ret)
 		return ret;
+	if (l)
+		*stopped = bringup_serve_until_exit(l, pid) == -EINTR;
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return -errno;
@@ -118,12 +165,15 @@ static char *bringup_expand(const char *cmd, const char *ifname)
 
 /*
  * The hooks of one kind in file order; stops at the first that fails.
- * 0, or -EIO / -ENOMEM with the hook named in err.
+ * 0, or -EIO / -ENOMEM with the hook named in err; -EINTR when the loop was
+ * stopped during PreUp or PostUp (a signal: the start fails; at stop it is
+ * the stop going on).
  */
 static int bringup_hooks(struct bringup *b, const struct conffile *cf, enum conffile_hook which,
 			 char *err, size_t errlen)
 {
 	char *argv[4] = { "/bin/sh", "-c", NULL, NULL };
+	bool stopped = false;
 	int st;
 
 	for (size_t i = 0; i < cf->hooks_len[which]; i++) {
@@ -133,7 +183,13 @@ static int bringup_hooks(struct bringup *b, const struct conffile *cf, enum conf
 			return -ENOMEM;
 		}
 		log_info("%s: %s", bringup_hook_names[which], argv[2]);
-		st = bringup_run(argv, NULL);
+		st = bringup_run(argv, NULL, host_loop(b->host), &stopped);
+		if (!st && stopped && (which == CONFFILE_PRE_UP || which == CONFFILE_POST_UP)) {
+			snprintf(err, errlen, "%s '%s': stopped meanwhile", bringup_hook_names[which],
+				 argv[2]);
+			free(argv[2]);
+			return -EINTR;
+		}
 		if (st) {
 			if (st < 0)
 				snprintf(err, errlen, "%s '%s': cannot run /bin/sh: %s",
@@ -219,7 +275,7 @@ static void bringup_dns_remove(struct bringup *b)
 	if (!b->dns_set)
 		return;
 	bringup_dns_record(b, rec, sizeof(rec));
-	st = bringup_run(del, NULL);
+	st = bringup_run(del, NULL, NULL, NULL);
 	if (st)
 		log_error("resolvconf -d %s failed (%d)", rec, st);
 	b->dns_set = false;
@@ -242,7 +298,7 @@ static int bringup_dns_apply(struct bringup *b, const struct conffile *cf, char 
 		snprintf(err, errlen, "DNS: out of memory");
 		return -ENOMEM;
 	}
-	st = bringup_run(add, text);
+	st = bringup_run(add, text, NULL, NULL);
 	free(text);
 	if (st == -ENOENT) {
 		log_error("warning: resolvconf is not installed (not in PATH): the DNS servers of "

@@ -4,7 +4,8 @@
 # The wg-quick keys around the device, with wgd -c FILE / wgd up IFNAME:
 #   - PreUp, PostUp, PreDown, PostDown run in order, several of a kind in
 #     file order, with %i replaced; PostUp sees the addresses, PostDown runs
-#     once they are gone;
+#     once they are gone; a PostUp's `wg set %i` and a PreDown's `wg
+#     showconf %i` are answered (the daemon serves while a hook runs);
 #   - DNS goes to resolvconf (-a tun.IFNAME -m 0 -x, nameserver and search
 #     lines; -d tun.IFNAME -f at exit), here a recording stand-in in PATH;
 #     without resolvconf a warning says DNS is not set;
@@ -53,16 +54,24 @@ EOF
 snap0=$(cf_snapshot "$NS")
 
 # ---- hooks in order, %i, DNS ----
+hookpeer=$(wg genkey | wg pubkey)
 file "PreUp = echo pre-up-1 %i >>$hl
 PreUp = echo pre-up-2 %i >>$hl; ip -o addr show dev %i | grep -q 10.98 || echo pre-up-no-address >>$hl
 PostUp = ip -o addr show dev %i | grep -q 10.98.0.1 && echo post-up %i has-address >>$hl
 PreDown = echo pre-down %i >>$hl
 PostDown = echo post-down %i >>$hl; ip -o addr show dev %i | grep -q 10.98 || echo post-down-no-address >>$hl
 PostDown = echo post-down-2 >>$hl
+PostUp = wg set %i peer $hookpeer allowed-ips 10.96.0.0/24
+PreDown = wg showconf %i >$NT_TMP/predown.conf
 DNS = 192.0.2.53, example.com, 2001:db8::53, corp.example"
 CF_ENV=("PATH=$NT_TMP/bin:$PATH")
 cf_start "$NS" "$IFC" "$conf"
+nt_wg "$IFC" show "$IFC" allowed-ips | grep -q "^$hookpeer	10.96.0.0/24\$" ||
+	nt_fail "PostUp's wg set did not add its peer"
 cf_stop "$IFC"
+grep -q "^PublicKey = $hookpeer\$" "$NT_TMP/predown.conf" ||
+	nt_fail "PreDown's wg showconf: $(cat "$NT_TMP/predown.conf")"
+nt_ok "hooks talk to their interface: PostUp's wg set, PreDown's wg showconf"
 want="pre-up-1 $IFC
 pre-up-2 $IFC
 pre-up-no-address

@@ -13,9 +13,9 @@ cf_write() {
 CF_ENV=()
 
 # cf_start NS IF FILE [ARGS...]: wgd -f -c FILE IF [ARGS...] in NS, our child
-# (so its PID and exit status are known); waits until the control socket
-# answers, which the daemon does only once the file is applied (the loop
-# serves the socket after the bring-up).  Log: $NT_TMP/IF.RUN.log.
+# (so its PID and exit status are known); waits until the file is applied:
+# the daemon logs "serving" then (the control socket answers earlier, while
+# hooks run).  Log: $NT_TMP/IF.RUN.log.
 cf_start() {
 	local ns=$1 ifc=$2 conf=$3 prog pid
 	shift 3
@@ -26,9 +26,9 @@ cf_start() {
 		>"$NT_TMP/$ifc.$NT_RUN.log" 2>&1 &
 	pid=$!
 	NT_DPID[$ifc]=$pid
-	if ! nt_until "$NT_TIMEOUT" nt_sock_ready "$ifc"; then
+	if ! nt_until "$NT_TIMEOUT" grep -q "INFO: serving $ifc " "$NT_TMP/$ifc.$NT_RUN.log"; then
 		nt_gone "$pid" && nt_fail "wgd -f -c $conf exited at start: $(tail -n 5 "$NT_TMP/$ifc.$NT_RUN.log")"
-		nt_fail "wgd -f -c $conf: control socket not answering after ${NT_TIMEOUT}s"
+		nt_fail "wgd -f -c $conf: not serving after ${NT_TIMEOUT}s"
 	fi
 	nt_note "started wgd -c $(basename "$conf") as $ifc in $ns, pid $pid"
 }
