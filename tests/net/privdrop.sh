@@ -27,9 +27,12 @@
 #   tunnel pings from the new port; a second reload moves it back to 853;
 #   at SIGTERM, SaveConfig writes the file with a peer added at run time;
 #   every thread, the resolver's of a host-name endpoint made before the
-#   drop too, has the user's ids and no-new-privileges.
+#   drop too, has the user's ids and no-new-privileges;
+# - a full-tunnel file with --user: the teardown at exit, after the drop,
+#   leaves the namespace as it was (rules, routes, src_valid_mark).
 
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/conflib.sh"
 
 nt_init pd
 nt_need ss
@@ -314,4 +317,19 @@ NT_DPID[$IF_A]=
 grep -qF "$PEER_D" "$CONF" || nt_fail "SaveConfig after the drop did not write the run-time peer: $(tail -n 3 "$NT_TMP/$IF_A.cf.log")"
 [ -e "/var/run/wireguard/$IF_A.sock" ] && nt_fail "-c: the socket file is left behind"
 nt_ok "SIGTERM: SaveConfig wrote the file in the root-only directory; socket removed"
+
+nt_log "-- a full tunnel: the teardown after the drop removes the rules, routes and src_valid_mark"
+NS_F=$(nt_name "" f)
+IF_F=$(nt_name wg f)
+nt_netns "$NS_F"
+before=$(cf_snapshot "$NS_F")
+printf '[Interface]\nPrivateKey = %s\nAddress = 10.5.5.1/24, fd00:5::1/64\n\n[Peer]\nPublicKey = %s\nAllowedIPs = 0.0.0.0/0, ::/0\nEndpoint = 192.0.2.99:51820\n' \
+	"$(wg genkey)" "$(wg genkey | wg pubkey)" | cf_write "$NT_TMP/cf/$IF_F.conf"
+cf_start "$NS_F" "$IF_F" "$NT_TMP/cf/$IF_F.conf" --user "$PD_USER"
+[ "$(status "${NT_DPID[$IF_F]}" Uid)" = "$PD_UID $PD_UID $PD_UID $PD_UID" ] || nt_fail "full tunnel: no drop"
+[ -n "$(ip -n "$NS_F" rule show | grep suppress_prefixlength)" ] || nt_fail "full tunnel: no suppress rule"
+[ "$(ip netns exec "$NS_F" sysctl -n net.ipv4.conf.all.src_valid_mark)" = 1 ] || nt_fail "full tunnel: src_valid_mark not set"
+cf_stop "$IF_F"
+cf_same_snapshot "$before" "$(cf_snapshot "$NS_F")" "full tunnel torn down after the drop"
+nt_ok "full tunnel after the drop: rules, routes, addresses and src_valid_mark back as before"
 echo "PASS"
