@@ -170,16 +170,19 @@ static uint8_t netcfg_table8(uint32_t table)
 /* Adds (NLM_F_EXCL: an existing one is an error the caller sorts out) or removes o. */
 static int netcfg_send(struct netcfg *nc, const struct netcfg_obj *o, bool add)
 {
+	static const uint16_t types[][2] = {
+		[NETCFG_ADDR] = { RTM_DELADDR, RTM_NEWADDR },
+		[NETCFG_ROUTE] = { RTM_DELROUTE, RTM_NEWROUTE },
+		[NETCFG_RULE] = { RTM_DELRULE, RTM_NEWRULE },
+	};
 	uint8_t buf[256] __attribute__((aligned(4)));
 	size_t alen = netcfg_alen(o->family);
-	struct nlmsghdr *nlh;
+	struct nlmsghdr *nlh = netcfg_msg(nc, buf, types[o->kind][add],
+					  NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_EXCL : 0));
 
 	if (o->kind == NETCFG_ADDR) {
-		struct ifaddrmsg *ifa;
+		struct ifaddrmsg *ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
 
-		nlh = netcfg_msg(nc, buf, add ? RTM_NEWADDR : RTM_DELADDR,
-				 NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_EXCL : 0));
-		ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
 		ifa->ifa_family = o->family;
 		ifa->ifa_prefixlen = o->len;
 		/* The address is ours alone: no duplicate detection to wait for. */
@@ -188,11 +191,8 @@ static int netcfg_send(struct netcfg *nc, const struct netcfg_obj *o, bool add)
 		mnl_attr_put(nlh, IFA_LOCAL, alen, o->addr);
 		mnl_attr_put(nlh, IFA_ADDRESS, alen, o->addr);
 	} else if (o->kind == NETCFG_ROUTE) {
-		struct rtmsg *rtm;
+		struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
 
-		nlh = netcfg_msg(nc, buf, add ? RTM_NEWROUTE : RTM_DELROUTE,
-				 NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_EXCL : 0));
-		rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
 		rtm->rtm_family = o->family;
 		rtm->rtm_dst_len = o->len;
 		rtm->rtm_table = netcfg_table8(o->table);
@@ -205,11 +205,8 @@ static int netcfg_send(struct netcfg *nc, const struct netcfg_obj *o, bool add)
 			mnl_attr_put(nlh, RTA_DST, alen, o->addr);
 		mnl_attr_put_u32(nlh, RTA_OIF, (uint32_t)nc->nl.ifindex);
 	} else {
-		struct fib_rule_hdr *frh;
+		struct fib_rule_hdr *frh = mnl_nlmsg_put_extra_header(nlh, sizeof(*frh));
 
-		nlh = netcfg_msg(nc, buf, add ? RTM_NEWRULE : RTM_DELRULE,
-				 NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_EXCL : 0));
-		frh = mnl_nlmsg_put_extra_header(nlh, sizeof(*frh));
 		frh->family = o->family;
 		frh->table = netcfg_table8(o->table);
 		frh->action = FR_ACT_TO_TBL;
