@@ -122,10 +122,11 @@ nt_wg "$IF_B" set "$IF_B" peer "${NT_PUB[$IF_A]}" allowed-ips 198.51.100.1/32 \
 	endpoint "192.0.2.1:$NT_PORT" || nt_fail "re-add a on b"
 nt_ping "$IF_B" 198.51.100.1 || nt_fail "no ping from b after roaming"
 has_endpoint "$IF_A" "${NT_PUB[$IF_B]}" "192.0.2.22:$NT_PORT" || nt_fail "a did not learn b's roaming address"
-kept=$(count_in_log "$IF_A" "peerb.test:$NT_PORT is 192.0.2.12:$NT_PORT; the peer's endpoint is kept")
+KEPT="peerb.test:$NT_PORT is 192.0.2.12:$NT_PORT; the peer's endpoint is kept"
+kept=$(count_in_log "$IF_A" "$KEPT")
+kept_again() { [ "$(count_in_log "$IF_A" "$KEPT")" -gt "$kept" ]; }
 kill -HUP "${NT_DPID[$IF_A]}" || nt_fail "SIGHUP"
-nt_until "$NT_TIMEOUT" test "$(count_in_log "$IF_A" "peerb.test:$NT_PORT is 192.0.2.12:$NT_PORT; the peer's endpoint is kept")" -gt "$kept" ||
-	nt_fail "the reload did not re-resolve peerb.test (or moved b)"
+nt_until "$NT_TIMEOUT" kept_again || nt_fail "the reload did not re-resolve peerb.test (or moved b)"
 has_endpoint "$IF_A" "${NT_PUB[$IF_B]}" "192.0.2.22:$NT_PORT" ||
 	nt_fail "the re-resolution moved b back from where it roamed: $(nt_wg "$IF_A" show "$IF_A" endpoints)"
 nt_ping "$IF_A" 198.51.100.2 || nt_fail "no ping to b at its roaming address"
@@ -166,7 +167,7 @@ nt_wait_gone "$pid" 2.5 || nt_fail "the daemon did not exit within 2.5 s of SIGT
 wait "$pid"
 st=$?
 [ "$st" = 0 ] || nt_fail "the daemon exited with status $st"
-log_of "$IF_C" | grep -q "the lookup of slow.test is still running; not waiting for it" ||
+log_of "$IF_C" | grep -q "a name lookup is still running; not waiting for it" ||
 	nt_fail "the abandoned lookup is not logged"
 nt_ok "SIGTERM during a hanging lookup: exited after $((($(date +%s%N) - t0) / 1000000)) ms"
 echo "PASS"
