@@ -9,8 +9,8 @@
  * query and whether to take an answer is daemon/dnspolicy.h's.
  *
  * The thread starts with the first query (a configuration without names
- * has none), with every signal blocked: the host reads them from a
- * signalfd.  At destroy the loop shuts its end for writing, which ends the
+ * has none), on the loop, with every signal blocked: the host reads them
+ * from a signalfd.  At destroy the loop shuts its end for writing, which ends the
  * worker's wait for a query, and waits at most DN_STOP_WAIT_MS for the
  * worker's end to close.  A worker still inside getaddrinfo() then is left
  * to finish alone (it is detached): its answer meets a closed socket, and
@@ -365,13 +365,15 @@ int dnsnames_update(struct dnsnames *dn, const struct conffile *cf)
 	dn_free_names(dn->names, dn->len);
 	dn->names = names;
 	dn->len = len;
-	/* No names, no ticks. */
+	/*
+	 * No names, no ticks.  Else the first tick at once, on the loop: the
+	 * worker starts there, after whatever the caller does before running
+	 * the loop, such as dropping privileges (a thread keeps its own
+	 * capabilities, bounding set and no_new_privs).
+	 */
 	its.it_interval.tv_sec = len ? (time_t)dn->pol.retry_s : 0;
-	its.it_value = its.it_interval;
-	if (timerfd_settime(dn->tick.fd, 0, &its, NULL) < 0)
-		return -errno;
-	dn_run(dn, NULL);
-	return 0;
+	its.it_value.tv_nsec = len ? 1 : 0;
+	return timerfd_settime(dn->tick.fd, 0, &its, NULL) < 0 ? -errno : 0;
 }
 
 void dnsnames_destroy(struct dnsnames *dn)
