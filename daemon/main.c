@@ -480,7 +480,6 @@ int main(int argc, char **argv)
 	if (ret)
 		return ret > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 	log_init(o.ifname, (enum log_level)o.log_level, true);
-	privdrop_prepare(o.user);
 	if (!crypto_selftest()) {
 		log_error("the crypto self-test failed; refusing to start");
 		return EXIT_FAILURE;

@@ -11,8 +11,11 @@
  *   3. supplementary groups, gid, uid (all three ids each);
  *   4. capset: effective = the network capabilities, permitted = those plus
  *      the file ones, inheritable = none (which also empties the ambient set);
- *   5. PR_SET_NO_NEW_PRIVS (set already by privdrop_prepare() for the
- *      threads made since), and a check that setuid(0) now fails.
+ *   5. PR_SET_NO_NEW_PRIVS, and a check that setuid(0) now fails.
+ *
+ * prctl() and capset() act on the calling thread alone (glibc carries only
+ * the set*id calls to every thread): the drop must come before any other
+ * thread exists, as it does (dnsnames starts its resolver on the loop).
  *
  * The file capabilities (CAP_DAC_OVERRIDE, and CAP_FOWNER for a sticky run
  * directory) stay out of the effective set except between
@@ -183,14 +186,6 @@ static int fail(char *msg, size_t len, int err, const char *fmt, ...)
 	if (n >= 0 && (size_t)n < len)
 		snprintf(msg + n, len - (size_t)n, ": %s", strerror(-err));
 	return err;
-}
-
-void privdrop_prepare(const char *user)
-{
-	struct passwd *pw = getpwnam(user ? user : PRIVDROP_DEFAULT_USER);
-
-	if (pw && pw->pw_uid != 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		log_error("PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
 }
 
 int privdrop_apply(const struct privdrop_opts *o, char *msg, size_t msglen)

@@ -22,14 +22,6 @@ struct privdrop_opts {
 	bool root_hooks;	/* the file has PreDown/PostDown/DNS: without --user, do not drop (log why) */
 };
 
-/*
- * Before any thread exists: when a drop may follow (user names a user other
- * than root; NULL: "wgd" exists), sets no-new-privileges, which threads
- * inherit.  prctl() and capset() act on the calling thread alone, so a
- * thread made before the drop (a resolver) keeps the full bounding set;
- * with no-new-privileges it can still gain nothing by execve.
- */
-void privdrop_prepare(const char *user);
 /* 0 with what was done/kept in msg, or -errno with the reason in msg. */
 int privdrop_apply(const struct privdrop_opts *o, char *msg, size_t msglen);
 /* Raise the kept file capability around a config read/write and a socket unlink. */

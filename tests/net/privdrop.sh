@@ -26,8 +26,9 @@
 #   moves the port to 51822, the unchanged peer keeps its session, the
 #   tunnel pings from the new port; a second reload moves it back to 853;
 #   at SIGTERM, SaveConfig writes the file with a peer added at run time;
-#   every thread, the resolver's of a host-name endpoint made before the
-#   drop too, has the user's ids and no-new-privileges;
+#   every thread, the resolver's of a host-name endpoint too, has the
+#   user's ids and no-new-privileges (prctl and capset act on one thread:
+#   a thread made before the drop would keep NoNewPrivs 0);
 # - a full-tunnel file with --user: the teardown at exit, after the drop,
 #   leaves the namespace as it was (rules, routes, src_valid_mark).
 
@@ -253,7 +254,7 @@ conf() {
 			"$(cat "${NT_PRIV[$IF_A]}")" "$port"
 		printf 'SaveConfig = true\n\n[Peer]\nPublicKey = %s\n' "${NT_PUB[$IF_B]}"
 		printf 'AllowedIPs = 198.51.100.2/32, fd00:2::2/128\nEndpoint = 192.0.2.2:%s\n' "$NT_PORT"
-		# A host-name endpoint: its resolver thread exists before the drop.
+		# A host-name endpoint: a resolver thread, which must have the drop too.
 		printf '\n[Peer]\nPublicKey = %s\nAllowedIPs = 10.6.6.6/32\nEndpoint = localhost:9\n' "$PEER_N"
 		for extra in "$@"; do
 			printf '\n[Peer]\nPublicKey = %s\nAllowedIPs = 10.7.7.7/32\n' "$extra"
