@@ -40,6 +40,7 @@ static long long shim_offset_s(void)
 	return strtoll(buf, NULL, 10);
 }
 
+__attribute__((visibility("default")))
 int clock_gettime(clockid_t id, struct timespec *ts)
 {
 	static clock_gettime_fn next;
