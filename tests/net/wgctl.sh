@@ -315,6 +315,8 @@ setops() {
 	for ns in "$NS_X" "$NS_Y"; do
 		mkdir -p "/etc/netns/$ns" && HOSTS_DIRS+=("/etc/netns/$ns")
 		printf '127.0.0.1 localhost\n192.0.2.77 peer.test\n' >"/etc/netns/$ns/hosts"
+		# a name server nobody can reach: other names fail for now (EAI_AGAIN)
+		printf 'nameserver 192.0.2.253\noptions timeout:1 attempts:1\n' >"/etc/netns/$ns/resolv.conf"
 	done
 	nt_daemon "$NS_X" "$IF_X" "$role"
 	nt_daemon "$NS_Y" "$IF_Y" "$role"
@@ -359,6 +361,7 @@ setops() {
 	fi
 	nt_ok "$role: allowed-ips with + and - prefixes change only the prefixes named"
 	errors "$role"
+	[ "$role" = wgd ] && down_waits
 	nt_teardown
 }
 
@@ -399,6 +402,52 @@ s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM); s.bind(("::", 5999)); tim
 		[ "$(wgn "$NS_X" show "$IF_X" dump | canon "$role" dump)" = "$before" ] || nt_fail "wgd: a refused port changed the device"
 	fi
 	nt_ok "$role: error paths: status 1, wg's messages, device unchanged"
+	[ "$role" = wgd ] || return 0
+
+	# A name that cannot be resolved for now is tried again, as wg does.
+	st=0
+	WG_ENDPOINT_RESOLUTION_RETRIES=1 wgc "$NS_X" set "$IF_X" peer "$P1" endpoint nosuch.example:1 \
+		2>"$NT_TMP/err" || st=$?
+	[ "$st" = 1 ] && [ "$(grep -c 'Trying again in 1.00 seconds' "$NT_TMP/err")" = 1 ] &&
+		grep -q 'Temporary failure' "$NT_TMP/err" ||
+		nt_fail "a temporary resolution failure: status $st, $(cat "$NT_TMP/err")"
+	nt_ok "a temporary resolution failure is tried again WG_ENDPOINT_RESOLUTION_RETRIES times"
+}
+
+# down against daemons of our own making (in a run directory of the test's):
+# one that takes a second to remove its socket after SIGTERM (down must wait
+# for it), one that ignores SIGTERM (down gives up after 10 s, status 1).
+FAKE='
+import os, signal, socket, sys, time
+path, mode = sys.argv[1], sys.argv[2]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(path)
+s.listen(4)
+def term(*_):
+    time.sleep(1)
+    os.unlink(path)
+    sys.exit(0)
+signal.signal(signal.SIGTERM, term if mode == "slow" else signal.SIG_IGN)
+while True:
+    s.accept()[0].close()
+'
+down_waits() {
+	local run=$NT_TMP/run t0 t1 st=0
+	mkdir -p "$run"
+	nt_bg "$NS_X" "$NT_PY" -c "$FAKE" "$run/slow.sock" slow
+	nt_until "$NT_TIMEOUT" test -S "$run/slow.sock" || nt_fail "fake daemon did not start"
+	t0=$(date +%s%N)
+	WGD_RUN_DIR=$run wgc "$NS_X" down slow || nt_fail "wgctl down (slow daemon)"
+	t1=$(date +%s%N)
+	[ -e "$run/slow.sock" ] && nt_fail "wgctl down returned before the slow daemon removed its socket"
+	[ $(((t1 - t0) / 1000000)) -ge 900 ] || nt_fail "wgctl down did not wait for the slow daemon"
+	nt_bg "$NS_X" "$NT_PY" -c "$FAKE" "$run/stuck.sock" stuck
+	nt_until "$NT_TIMEOUT" test -S "$run/stuck.sock" || nt_fail "fake daemon did not start"
+	WGD_RUN_DIR=$run wgc "$NS_X" down stuck 2>"$NT_TMP/err" || st=$?
+	[ "$st" = 1 ] && grep -q 'still running after 10 s' "$NT_TMP/err" ||
+		nt_fail "wgctl down of a daemon that ignores SIGTERM: status $st, $(cat "$NT_TMP/err")"
+	kill -KILL "$NT_BG_PID"	# it ignores the teardown's SIGTERM too
+	nt_ok "wgctl down waited $(((t1 - t0) / 1000000)) ms for a slow daemon's socket to go, and gives up after 10 s"
 }
 
 # ---- keys ----

@@ -7,11 +7,13 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 
 #include "crypto/util.h"
@@ -155,13 +157,44 @@ out:
 }
 
 /*
+ * resolve_endpoint(), tried again while the failure is temporary (no
+ * network yet at boot), as wg does: WG_ENDPOINT_RESOLUTION_RETRIES times
+ * (default 15, or "infinity"), waiting 1 s, then 1.2 times longer each
+ * time, at most 20 s.  0, or -1 with the message printed.
+ */
+static int resolve(const char *host, uint16_t port, union config_endpoint *ep)
+{
+	const char *env = getenv("WG_ENDPOINT_RESOLUTION_RETRIES");
+	unsigned long retries = 15, wait_us = 1000000;
+	bool forever = env && !strcmp(env, "infinity");
+	char err[256];
+
+	if (env && !forever && !parse_number(env, INT_MAX, false, &retries)) {
+		fprintf(stderr, "Unable to parse WG_ENDPOINT_RESOLUTION_RETRIES: `%s'\n", env);
+		return -1;
+	}
+	for (;;) {
+		int ret = resolve_endpoint(host, port, ep, err, sizeof(err));
+
+		if (ret == 0)
+			return 0;
+		if (ret != -EAGAIN || (!forever && retries-- == 0)) {
+			fprintf(stderr, "%s\n", err);
+			return -1;
+		}
+		fprintf(stderr, "%s. Trying again in %.2f seconds...\n", err, wait_us / 1e6);
+		usleep(wait_us);
+		wait_us = wait_us * 6 / 5 > 20000000 ? 20000000 : wait_us * 6 / 5;
+	}
+}
+
+/*
  * host:port, [v6]:port or [v6%scope]:port, the host a name or an address,
  * resolved as wg resolves it.  Fills the endpoint and its flag.
  */
 static bool parse_endpoint(struct config_peer *peer, const char *value)
 {
 	char *copy = strdup(value), *host, *port, *end;
-	char err[256];
 	unsigned long n;
 	bool ok = false;
 
@@ -200,10 +233,8 @@ static bool parse_endpoint(struct config_peer *peer, const char *value)
 		fprintf(stderr, "Unable to parse the port of endpoint: `%s'\n", value);
 		goto out;
 	}
-	if (resolve_endpoint(host, (uint16_t)n, &peer->endpoint, err, sizeof(err)) < 0) {
-		fprintf(stderr, "%s\n", err);
+	if (resolve(host, (uint16_t)n, &peer->endpoint) < 0)
 		goto out;
-	}
 	peer->flags |= CONFIG_PEER_HAS_ENDPOINT;
 	ok = true;
 out:
@@ -379,19 +410,14 @@ int wgctl_set(int argc, char **argv)
 /* The endpoints the file gave as host names, resolved now. */
 static bool resolve_names(struct conffile *cf)
 {
-	char err[256];
-
 	for (size_t i = 0; i < cf->dev.peers_len; i++) {
 		struct conffile_peer *cp = &cf->peers[i];
 		struct config_peer *p = &cf->dev.peers[i];
 
 		if (!cp->endpoint_is_name)
 			continue;
-		if (resolve_endpoint(cp->endpoint_host, cp->endpoint_port, &p->endpoint, err,
-				     sizeof(err)) < 0) {
-			fprintf(stderr, "%s\n", err);
+		if (resolve(cp->endpoint_host, cp->endpoint_port, &p->endpoint) < 0)
 			return false;
-		}
 		p->flags |= CONFIG_PEER_HAS_ENDPOINT;
 	}
 	return true;
