@@ -361,7 +361,10 @@ setops() {
 	fi
 	nt_ok "$role: allowed-ips with + and - prefixes change only the prefixes named"
 	errors "$role"
-	[ "$role" = wgd ] && down_waits
+	if [ "$role" = wgd ]; then
+		down_waits
+		up_down
+	fi
 	nt_teardown
 }
 
@@ -412,6 +415,58 @@ s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM); s.bind(("::", 5999)); tim
 		grep -q 'Temporary failure' "$NT_TMP/err" ||
 		nt_fail "a temporary resolution failure: status $st, $(cat "$NT_TMP/err")"
 	nt_ok "a temporary resolution failure is tried again WG_ENDPOINT_RESOLUTION_RETRIES times"
+}
+
+# pid_of TEXT: the process whose command line (spaces for NULs) ends in TEXT.
+pid_of() {
+	local d
+	for d in /proc/[0-9]*; do
+		case "$(tr '\0' ' ' 2>/dev/null <"$d/cmdline")" in
+		*"$1 ") printf '%s\n' "${d#/proc/}"; return 0 ;;
+		esac
+	done
+	return 0
+}
+
+# up FILE and up IFNAME start wgd (wgd -c FILE, wgd up IFNAME: returning
+# once the socket answers); down stops it and its interface goes.
+up_down() {
+	local ns=$NS_X ifc conf pid how st=0
+	ifc=$(nt_name wg u)
+	conf=$NT_TMP/$ifc.conf
+	(umask 077 && printf '[Interface]\nPrivateKey = %s\nListenPort = 51840\nAddress = 10.99.0.1/24\n\n[Peer]\nPublicKey = %s\nAllowedIPs = 10.99.1.0/24\n' \
+		"$(cat "$K1")" "$P1" >"$conf") || nt_fail "writing $conf"
+	NT_NS[$ifc]=$ns
+	NT_IFACES+=("$ifc")	# the teardown stops and removes what is left
+	for how in "$conf" "$ifc"; do
+		WGD_CONFIG_DIR=$NT_TMP wgc "$ns" up "$how" || nt_fail "wgctl up $how"
+		nt_sock_ready "$ifc" || nt_fail "wgctl up $how returned before the socket answered"
+		if [ "$how" = "$conf" ]; then pid=$(pid_of "-c $conf"); else pid=$(pid_of "up $ifc"); fi
+		[ -n "$pid" ] || nt_fail "no wgd process for wgctl up $how"
+		NT_DPID[$ifc]=$pid
+		[ "$(wgc "$ns" show "$ifc" listen-port)" = 51840 ] || nt_fail "wgctl up $how: not the file's port"
+		ip -n "$ns" -br addr show dev "$ifc" | grep -q '10\.99\.0\.1/24' || nt_fail "wgctl up $how: no address"
+		wgc "$ns" down "$ifc" || nt_fail "wgctl down after up $how"
+		[ -e "/var/run/wireguard/$ifc.sock" ] && nt_fail "the socket outlived wgctl down"
+		nt_wait_gone "$pid" 5 || nt_fail "wgd (pid $pid) still runs after wgctl down"
+		ip -n "$ns" link show "$ifc" >/dev/null 2>&1 && nt_fail "$ifc outlived wgctl down"
+	done
+	printf '[Interface]\nListenPort = 51841\nBogus = 1\n' >"$NT_TMP/$(nt_name wg v).conf"
+	WGD_CONFIG_DIR=$NT_TMP wgc "$ns" up "$NT_TMP/$(nt_name wg v).conf" 2>"$NT_TMP/err" && nt_fail "wgctl up of a bad file succeeded"
+	grep -q ':3:' "$NT_TMP/err" || nt_fail "wgctl up of a bad file: $(cat "$NT_TMP/err")"
+	WGD=/nonexistent/wgd wgc "$ns" up "$conf" 2>"$NT_TMP/err" || st=$?
+	[ "$st" = 1 ] && grep -q 'cannot run /nonexistent/wgd' "$NT_TMP/err" ||
+		nt_fail "wgctl up without a wgd: status $st, $(cat "$NT_TMP/err")"
+	nt_ok "wgctl up FILE and up IFNAME start wgd, wgctl down stops it and its interface goes"
+
+	# A wireguard-go that went to the background: the process that made
+	# the socket (SO_PEERCRED) is gone, the one holding it is stopped.
+	ifc=$(nt_name wg g)
+	nt_daemon_bg "$ns" "$ifc" wireguard-go
+	pid=${NT_DPID[$ifc]}
+	wgc "$ns" down "$ifc" || nt_fail "wgctl down of a background wireguard-go"
+	nt_wait_gone "$pid" 5 || nt_fail "the background wireguard-go (pid $pid) still runs after wgctl down"
+	nt_ok "wgctl down stopped a wireguard-go that went to the background"
 }
 
 # down against daemons of our own making (in a run directory of the test's):

@@ -233,21 +233,92 @@ int ipc_list(char **names, size_t *count)
 	return 0;
 }
 
+/* The inode of the socket listening on path, from /proc/net/unix (this
+ * network namespace's sockets); 0 if it is not there. */
+static unsigned long listener_inode(const char *path)
+{
+	char line[256 + sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char name[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	unsigned long flags, inode, found = 0;
+	FILE *f = fopen("/proc/net/unix", "re");
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		/* Num RefCount Protocol Flags Type St Inode Path; a listening
+		 * socket has __SO_ACCEPTCON (0x10000) in its flags. */
+		if (sscanf(line, "%*s %*x %*x %lx %*x %*x %lu %107s", &flags, &inode, name) == 3 &&
+		    (flags & 0x10000) && strcmp(name, path) == 0)
+			found = inode;
+	}
+	fclose(f);
+	return found;
+}
+
+/* A process with the socket inode among its descriptors; 0 if none. */
+static pid_t inode_holder(unsigned long inode)
+{
+	char want[32], link[64], path[64];
+	struct dirent *p, *d;
+	DIR *proc = opendir("/proc");
+	pid_t found = 0;
+
+	if (!proc)
+		return 0;
+	snprintf(want, sizeof(want), "socket:[%lu]", inode);
+	while (!found && (p = readdir(proc))) {
+		DIR *fds;
+
+		if (p->d_name[0] < '1' || p->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.16s/fd", p->d_name);
+		fds = opendir(path);
+		if (!fds)
+			continue;
+		while (!found && (d = readdir(fds))) {
+			ssize_t n;
+
+			snprintf(path, sizeof(path), "/proc/%.16s/fd/%.16s", p->d_name, d->d_name);
+			n = readlink(path, link, sizeof(link) - 1);
+			if (n > 0 && (link[n] = '\0', strcmp(link, want) == 0))
+				found = (pid_t)atol(p->d_name);
+		}
+		closedir(fds);
+	}
+	closedir(proc);
+	return found;
+}
+
+/*
+ * SO_PEERCRED names the process that called listen(), which for a daemon
+ * that creates its socket before it forks (wgd, wireguard-go) is the
+ * launcher, gone since.  So the process is the one that holds the
+ * listening socket now; SO_PEERCRED only when the socket is not in this
+ * network namespace's list.
+ */
 int ipc_daemon_pid(const char *ifname, pid_t *pid)
 {
+	struct sockaddr_un sun;
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
+	unsigned long inode;
 	int fd = ipc_connect(ifname);
 	int ret = 0;
 
 	if (fd < 0)
 		return fd;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+	socket_path(&sun, ifname);
+	inode = listener_inode(sun.sun_path);
+	*pid = inode ? inode_holder(inode) : 0;
+	if (*pid) {
+		/* found */
+	} else if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
 		ret = -errno;
-	else if (cred.pid <= 0)
+	} else if (cred.pid <= 0) {
 		ret = -ESRCH;
-	else
+	} else {
 		*pid = cred.pid;
+	}
 	close(fd);
 	return ret;
 }
