@@ -382,6 +382,8 @@ errors() {
 	before=$(wgn "$NS_X" show "$IF_X" dump | canon "$role" dump)
 	expect_err "no such interface" '^Unable to access interface: No such file or directory$' show nosuch0
 	expect_err "no such interface (dump)" '^Unable to access interface: No such file or directory$' show nosuch0 dump
+	expect_err "no such interface (json)" '^Unable to access interface: No such file or directory$' show nosuch0 --json
+	[ -s "$NT_TMP/err" ] && wgc "$NS_X" show --json nosuch0 2>/dev/null | grep -q . && nt_fail "--json of no interface printed a document"
 	expect_err "set on no such interface" '^Unable to modify interface: No such file or directory$' set nosuch0 listen-port 1
 	expect_err "bad key" "^Key is not the correct length or format: \`notakey'$" set "$IF_X" peer notakey
 	expect_err "bad argument" '^Invalid argument: bogus$' set "$IF_X" bogus 1

@@ -55,15 +55,22 @@ static bool has_private(const struct wgctl_device *dev)
 
 /* ---- text pieces ---- */
 
-/* A key in base64, in one of two rotating buffers (a line shows two). */
+/* A key in base64, in one of two rotating buffers (a line shows two);
+ * b64_wipe() clears them, as they may have held a private key. */
+static char b64_buf[2][45];
+
 static const char *b64(const uint8_t key[CONFIG_KEY_LEN])
 {
-	static char buf[2][45];
 	static unsigned int which;
 
 	which ^= 1;
-	conffile_key_to_base64(buf[which], key);
-	return buf[which];
+	conffile_key_to_base64(b64_buf[which], key);
+	return b64_buf[which];
+}
+
+static void b64_wipe(void)
+{
+	crypto_wipe(b64_buf, sizeof(b64_buf));
 }
 
 static const char *maybe_b64(const uint8_t key[CONFIG_KEY_LEN], bool have)
@@ -540,36 +547,39 @@ static void access_error(int err)
 /* One JSON document: {"interfaces": [...]} of the one interface or all. */
 static int show_json(const char *which)
 {
-	char *names = NULL, *name;
-	size_t count = 1, n = 0;
+	char *names, *name;
+	size_t count, n = 0;
 	int ret;
 
 	if (which && strcmp(which, "all") != 0) {
-		names = strdup(which);
-		if (!names)
-			return 1;
-	} else {
-		ret = ipc_list(&names, &count);
-		if (ret < 0) {
-			fprintf(stderr, "Unable to list interfaces: %s\n", strerror(-ret));
+		struct wgctl_device dev;
+		int err = wgctl_device_get(&dev, which);
+
+		/* One named interface that cannot be read: no document. */
+		if (err < 0) {
+			access_error(err);
 			return 1;
 		}
-		which = NULL;
+		printf("{\"interfaces\": [\n  ");
+		json_device(&dev);
+		printf("\n]}\n");
+		wgctl_device_clear(&dev);
+		return 0;
 	}
-	ret = 0;
+	ret = ipc_list(&names, &count);
+	if (ret < 0) {
+		fprintf(stderr, "Unable to list interfaces: %s\n", strerror(-ret));
+		return 1;
+	}
 	printf("{\"interfaces\": [");
 	name = names;
 	for (size_t i = 0; i < count; i++, name += strlen(name) + 1) {
 		struct wgctl_device dev;
 		int err = wgctl_device_get(&dev, name);
 
+		/* as in "show all": the others are still shown */
 		if (err < 0) {
-			if (which)
-				access_error(err);
-			else
-				fprintf(stderr, "Unable to access interface %s: %s\n", name,
-					strerror(-err));
-			ret = 1;
+			fprintf(stderr, "Unable to access interface %s: %s\n", name, strerror(-err));
 			continue;
 		}
 		printf(n++ ? ",\n  " : "\n  ");
@@ -578,9 +588,7 @@ static int show_json(const char *which)
 	}
 	printf("%s]}\n", n ? "\n" : "");
 	free(names);
-	/* One named interface that cannot be read is a failure; in "all",
-	 * wg's rule: the others are still shown. */
-	return which ? ret : 0;
+	return 0;
 }
 
 static int show_all(const char *param)
@@ -703,6 +711,7 @@ int wgctl_show(int argc, char **argv)
 		ret = show_one(argv[1], argc == 3 ? argv[2] : NULL);
 	}
 	fflush(stdout);
+	b64_wipe();
 	return ret;
 }
 
