@@ -275,10 +275,14 @@ static int parse_device_line(struct uapi_parser *p, struct span key, struct span
 	uint64_t n;
 
 	if (span_is(key, "private_key")) {
-		/* All zeros is valid and means "no private key". */
+		/* All zeros is valid and means "no private key" (in a set:
+		 * remove it; in a get reply, as printed: none). */
 		if (!uapi_key_from_hex(dev->private_key, v.p, v.len))
 			return -EINVAL;
-		dev->flags |= CONFIG_DEVICE_HAS_PRIVATE_KEY;
+		if (p->get && crypto_is_zero(dev->private_key, CONFIG_KEY_LEN))
+			dev->flags &= ~(uint32_t)CONFIG_DEVICE_HAS_PRIVATE_KEY;
+		else
+			dev->flags |= CONFIG_DEVICE_HAS_PRIVATE_KEY;
 	} else if (span_is(key, "listen_port")) {
 		if (!parse_dec(v, UINT16_MAX, &n))
 			return -EINVAL;
@@ -353,7 +357,9 @@ static int parse_peer_line(struct uapi_parser *p, struct span key, struct span v
 		if (!uapi_key_from_hex(peer->preshared_key, v.p, v.len))
 			return -EINVAL;
 		/* In a get reply zeros mean "none"; in a set, "remove it". */
-		if (!p->get || !crypto_is_zero(peer->preshared_key, CONFIG_KEY_LEN))
+		if (p->get && crypto_is_zero(peer->preshared_key, CONFIG_KEY_LEN))
+			peer->flags &= ~(uint32_t)CONFIG_PEER_HAS_PRESHARED_KEY;
+		else
 			peer->flags |= CONFIG_PEER_HAS_PRESHARED_KEY;
 	} else if (span_is(key, "endpoint")) {
 		ret = parse_endpoint(p, v, &peer->endpoint);

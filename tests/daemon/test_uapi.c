@@ -665,6 +665,14 @@ static void test_parse_get(void)
 	      dev.listen_port == 5 && dev.peers_len == 1 && dev.peers[0].rx_bytes == 7,
 	      "unknown keys skipped");
 	config_device_clear(&dev);
+	/* Zeros are "none" in a reply, also after a value (the last one counts). */
+	check(parse_get(&dev, "private_key=" KZ "\nerrno=0\n\n") == 0 &&
+	      !(dev.flags & CONFIG_DEVICE_HAS_PRIVATE_KEY), "zero private key in a reply: none");
+	config_device_clear(&dev);
+	check(parse_get(&dev, "public_key=" K1 "\npreshared_key=" K2 "\npreshared_key=" KZ
+			"\nerrno=0\n\n") == 0 && dev.peers_len == 1 &&
+	      !(dev.peers[0].flags & CONFIG_PEER_HAS_PRESHARED_KEY), "last preshared key counts");
+	config_device_clear(&dev);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		check(parse_get(&dev, bad[i]) == -EPROTO, "bad reply %zu: -EPROTO", i);
 		config_device_clear(&dev);
@@ -760,6 +768,69 @@ static uint64_t rng_next(void)
 	return rng_state * 0x2545f4914f6cdd1du;
 }
 
+/* One to three random bytes of msg (len of cap used) replaced, inserted or
+ * deleted; returns the new length. */
+static size_t mutate(char *msg, size_t len, size_t cap)
+{
+	static const char alphabet[] = "=\n\0:/[]%-.0123456789abcdefxyzABC ";
+
+	for (int m = (int)(rng_next() % 3); m >= 0; m--) {
+		size_t pos = rng_next() % len;
+		char c = alphabet[rng_next() % (sizeof(alphabet) - 1)];
+
+		switch (rng_next() % 3) {
+		case 0:
+			msg[pos] = c;
+			break;
+		case 1:
+			if (len < cap) {
+				memmove(msg + pos + 1, msg + pos, len - pos);
+				msg[pos] = c;
+				len++;
+			}
+			break;
+		default:
+			memmove(msg + pos, msg + pos + 1, len - pos - 1);
+			len--;
+			break;
+		}
+	}
+	return len;
+}
+
+/* The same for get replies (wgctl's side): whatever uapi_parse_get()
+ * accepts of a mutated reply, printed again, parses back to the same. */
+static void test_get_mutations(void)
+{
+	unsigned long accepted = 0, rt_fail = 0;
+	char msg[sizeof(snapshot_text) + 16];
+	struct uapi_buf b;
+
+	uapi_buf_init(&b);
+	for (int iter = 0; iter < 20000; iter++) {
+		struct config_device cfg, back;
+		size_t len = mutate(memcpy(msg, snapshot_text, sizeof(snapshot_text) - 1),
+				    sizeof(snapshot_text) - 1, sizeof(msg));
+
+		config_device_init(&cfg);
+		config_device_init(&back);
+		if (uapi_parse_get(&cfg, msg, len) == 0) {
+			accepted++;
+			uapi_buf_consume(&b, b.len);
+			if (uapi_print_get(&b, &cfg) != 0 || uapi_parse_get(&back, b.data, b.len) != 0 ||
+			    !same_device(&cfg, &back)) {
+				if (!rt_fail++ || getenv("TEST_UAPI_VERBOSE"))
+					fprintf(stderr, "get round trip failed for:\n%.*s\n", (int)len, msg);
+			}
+		}
+		config_device_clear(&cfg);
+		config_device_clear(&back);
+	}
+	check(rt_fail == 0, "get mutations: %lu accepted replies failed the round trip", rt_fail);
+	check(accepted > 100 && accepted < 19000, "get mutations: %lu of 20000 accepted", accepted);
+	uapi_buf_clear(&b);
+}
+
 static void test_mutations(void)
 {
 	static const char seed[] =
@@ -769,7 +840,6 @@ static void test_mutations(void)
 		"allowed_ip=10.0.0.0/8\nallowed_ip=-fd00::/64\nprotocol_version=1\n"
 		"public_key=" K1 "\nendpoint=192.0.2.1:1\nupdate_only=true\n"
 		"public_key=" KZ "\nremove=true\n\n";
-	static const char alphabet[] = "=\n\0:/[]%-.0123456789abcdefxyzABC ";
 	unsigned long accepted = 0, rt_fail = 0;
 	char msg[sizeof(seed) + 16], *set;
 	struct uapi_buf b1, b2;
@@ -781,27 +851,7 @@ static void test_mutations(void)
 		size_t len = sizeof(seed) - 1;
 
 		memcpy(msg, seed, len);
-		for (int m = (int)(rng_next() % 3); m >= 0; m--) {
-			size_t pos = rng_next() % len;
-			char c = alphabet[rng_next() % (sizeof(alphabet) - 1)];
-
-			switch (rng_next() % 3) {
-			case 0:
-				msg[pos] = c;
-				break;
-			case 1:
-				if (len < sizeof(msg)) {
-					memmove(msg + pos + 1, msg + pos, len - pos);
-					msg[pos] = c;
-					len++;
-				}
-				break;
-			default:
-				memmove(msg + pos, msg + pos + 1, len - pos - 1);
-				len--;
-				break;
-			}
-		}
+		len = mutate(msg, len, sizeof(msg));
 		config_device_init(&cfg);
 		if (uapi_parse_set(&cfg, msg, len) == 0) {
 			size_t n;
@@ -1466,6 +1516,7 @@ int main(int argc, char **argv)
 	test_parse_get();
 	test_print_set();
 	test_mutations();
+	test_get_mutations();
 	test_server();
 	printf("test_uapi: %lu checks, %lu failures\n", checks, failures);
 	return failures ? 1 : 0;
