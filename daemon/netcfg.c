@@ -49,7 +49,8 @@ struct netcfg_obj {
 	uint8_t family;
 	uint8_t len;		/* prefix length; 0 for a rule */
 	uint8_t rule;		/* enum netcfg_rule */
-	uint32_t table;		/* a route's or rule's; T is also the rule's fwmark */
+	uint32_t table;		/* a route's or rule's */
+	uint32_t tunnel;	/* a rule's full-tunnel table T (not fwmark T) */
 	uint32_t prio;		/* a rule's priority as added; not part of its identity */
 	uint8_t addr[16];	/* network byte order, IPv4 in the first 4 */
 };
@@ -92,6 +93,8 @@ static int netcfg_cmp(const void *pa, const void *pb)
 		return a->rule < b->rule ? -1 : 1;
 	if (a->table != b->table)
 		return a->table < b->table ? -1 : 1;
+	if (a->tunnel != b->tunnel)
+		return a->tunnel < b->tunnel ? -1 : 1;
 	return memcmp(a->addr, b->addr, sizeof(a->addr));
 }
 
@@ -104,14 +107,14 @@ static const struct netcfg_obj *netcfg_find(const struct netcfg_obj *arr, size_t
 /* "address 10.0.0.1/24", "route 10.0.0.0/24 to table main", "IPv6 rule ...". */
 static void netcfg_describe(char *buf, size_t size, const struct netcfg_obj *o)
 {
-	char a[INET6_ADDRSTRLEN], t[16];
+	char a[INET6_ADDRSTRLEN] = "?", t[16];
 
 	if (o->kind == NETCFG_RULE) {
 		const char *fam = o->family == AF_INET ? "IPv4" : "IPv6";
 
 		if (o->rule == NETCFG_RULE_NOT_FWMARK)
 			snprintf(buf, size, "%s rule not fwmark %" PRIu32 " table %" PRIu32, fam,
-				 o->table, o->table);
+				 o->tunnel, o->table);
 		else
 			snprintf(buf, size, "%s rule table main suppress_prefixlength 0", fam);
 		return;
@@ -215,7 +218,7 @@ static int netcfg_send(struct netcfg *nc, const struct netcfg_obj *o, bool add)
 		mnl_attr_put_u32(nlh, FRA_PRIORITY, o->prio);
 		if (o->rule == NETCFG_RULE_NOT_FWMARK) {
 			frh->flags = FIB_RULE_INVERT;
-			mnl_attr_put_u32(nlh, FRA_FWMARK, o->table);
+			mnl_attr_put_u32(nlh, FRA_FWMARK, o->tunnel);
 		} else {
 			mnl_attr_put_u32(nlh, FRA_SUPPRESS_PREFIXLEN, 0);
 		}
@@ -223,13 +226,13 @@ static int netcfg_send(struct netcfg *nc, const struct netcfg_obj *o, bool add)
 	return netlink_request(nlh, NULL, NULL);
 }
 
-/* A dump of routes or rules, looking for one like want. */
+/* A dump of routes (looking for one like want) or of rules (of want's family). */
 struct netcfg_dump {
 	const struct netcfg_obj *want;
 	int ifindex;		/* routes: only those out of this link (0: any) */
 	bool found;
 	unsigned int seen;	/* rules: how many so far */
-	uint32_t prio;		/* rules: the priority the kernel would give a new one */
+	uint32_t prio;		/* rules: the priority for a new one */
 };
 
 static int netcfg_route_cb(const struct nlmsghdr *nlh, void *data)
@@ -280,42 +283,31 @@ static int netcfg_route_exists(struct netcfg *nc, const struct netcfg_obj *w, in
 	return ret == -ENOENT ? 0 : ret;
 }
 
+/*
+ * A rule without a priority goes before the second rule of the list (the
+ * first is "from all lookup local", 0): its priority minus one, as the
+ * kernel computes it (fib_default_rule_pref()).  We give that priority
+ * ourselves, so that we remove exactly our rule later and never an
+ * identical one of the administrator's.
+ */
 static int netcfg_rule_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[NETCFG_ATTRS] = { 0 };
 	struct netcfg_dump *d = data;
-	const struct netcfg_obj *w = d->want;
-	const struct fib_rule_hdr *frh;
-	uint32_t mark, prio;
+	uint32_t prio;
 
-	if (nlh->nlmsg_type != RTM_NEWRULE || nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*frh)))
+	if (nlh->nlmsg_type != RTM_NEWRULE || nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct fib_rule_hdr)) ||
+	    ((const struct fib_rule_hdr *)mnl_nlmsg_get_payload(nlh))->family != d->want->family)
 		return MNL_CB_OK;
-	frh = mnl_nlmsg_get_payload(nlh);
-	if (frh->family != w->family)
-		return MNL_CB_OK;
-	mnl_attr_parse(nlh, sizeof(*frh), netcfg_attr_cb, tb);
-	/*
-	 * A rule without a priority goes before the second rule of the list
-	 * (the first is "from all lookup local", 0): its priority minus one,
-	 * as the kernel computes it (fib_default_rule_pref()).  We give that
-	 * priority ourselves, so that we can remove exactly our rule.
-	 */
+	mnl_attr_parse(nlh, sizeof(struct fib_rule_hdr), netcfg_attr_cb, tb);
 	prio = netcfg_u32(tb[FRA_PRIORITY], 0);
 	if (d->seen++ == 1)
 		d->prio = prio ? prio - 1 : 0;
-	if (frh->action != FR_ACT_TO_TBL || frh->src_len || frh->dst_len || tb[FRA_IIFNAME] ||
-	    tb[FRA_OIFNAME] || netcfg_u32(tb[FRA_TABLE], frh->table) != w->table)
-		return MNL_CB_OK;
-	mark = netcfg_u32(tb[FRA_FWMARK], 0);
-	if (w->rule == NETCFG_RULE_NOT_FWMARK ?
-	    (frh->flags & FIB_RULE_INVERT) && mark == w->table && !tb[FRA_SUPPRESS_PREFIXLEN] :
-	    !(frh->flags & FIB_RULE_INVERT) && !mark && netcfg_u32(tb[FRA_SUPPRESS_PREFIXLEN], 1) == 0)
-		d->found = true;
 	return MNL_CB_OK;
 }
 
-/* Whether a rule like w exists, and the priority a new one gets (*prio). */
-static int netcfg_rule_exists(struct netcfg *nc, const struct netcfg_obj *w, bool *found, uint32_t *prio)
+/* The priority the kernel would give a new rule of w's family. */
+static int netcfg_rule_prio(struct netcfg *nc, const struct netcfg_obj *w, uint32_t *prio)
 {
 	uint8_t buf[64] __attribute__((aligned(4)));
 	struct netcfg_dump d = { .want = w };
@@ -325,7 +317,6 @@ static int netcfg_rule_exists(struct netcfg *nc, const struct netcfg_obj *w, boo
 
 	frh->family = w->family;
 	ret = netlink_request(nlh, netcfg_rule_cb, &d);
-	*found = d.found;
 	*prio = d.prio;
 	return ret;
 }
@@ -525,7 +516,8 @@ static int netcfg_remove_unwanted(struct netcfg *nc, const struct netcfg_obj *wa
 		/* Kept: packed at the end, from i upwards (already read). */
 		nc->objs[nc->objs_len - 1 - kept++] = o;
 	}
-	memmove(nc->objs, nc->objs + nc->objs_len - kept, kept * sizeof(*nc->objs));
+	if (kept)
+		memmove(nc->objs, nc->objs + nc->objs_len - kept, kept * sizeof(*nc->objs));
 	nc->objs_len = kept;
 	return ret;
 }
@@ -534,8 +526,9 @@ static int netcfg_remove_unwanted(struct netcfg *nc, const struct netcfg_obj *wa
  * Adds o unless it is there already, and records it if we made it.  known
  * is how many of nc->objs (sorted) were ours before this apply.  An
  * address the kernel has already is on our link (it refuses only one on
- * the same link); a route or rule that exists is not ours either, unless
- * the route is out of another link: then it is in the way.
+ * the same link), a rule at the same priority is the same rule, and a
+ * route that exists is not ours either, unless it is out of another link:
+ * then it is in the way.
  */
 static int netcfg_add(struct netcfg *nc, struct netcfg_obj *o, size_t known, char *err, size_t errlen)
 {
@@ -546,14 +539,12 @@ static int netcfg_add(struct netcfg *nc, struct netcfg_obj *o, size_t known, cha
 	if (netcfg_find(nc->objs, known, o))
 		return 0;
 	if (o->kind == NETCFG_RULE) {
-		ret = netcfg_rule_exists(nc, o, &found, &o->prio);
+		ret = netcfg_rule_prio(nc, o, &o->prio);
 		if (ret < 0)
 			return netcfg_fail(err, errlen, "list the rules for", o, ret);
-		if (found)
-			return 0;
 	}
 	ret = netcfg_send(nc, o, true);
-	if (ret == -EEXIST && o->kind == NETCFG_ADDR)
+	if (ret == -EEXIST && o->kind != NETCFG_ROUTE)
 		return 0;
 	if (ret == -EEXIST && o->kind == NETCFG_ROUTE &&
 	    !netcfg_route_exists(nc, o, nc->nl.ifindex, &found) && found)
@@ -680,8 +671,8 @@ static int netcfg_wanted(struct netcfg *nc, const struct netcfg_want *w, struct 
 	for (i = 0; i < w->addrs_len; i++) {
 		const struct conffile_addr *a = &w->addrs[i];
 
-		if (a->family == AF_INET6 && !ipv6) {
-			skipped = true;
+		if (a->family != AF_INET && (a->family != AF_INET6 || !ipv6)) {
+			skipped |= a->family == AF_INET6;
 			continue;
 		}
 		want[n] = (struct netcfg_obj){ .kind = NETCFG_ADDR, .family = a->family, .len = a->prefixlen };
@@ -690,8 +681,8 @@ static int netcfg_wanted(struct netcfg *nc, const struct netcfg_want *w, struct 
 	for (i = 0; w->table != CONFFILE_TABLE_OFF && i < w->routes_len; i++) {
 		const struct config_allowedip *r = &w->routes[i];
 
-		if (r->family == AF_INET6 && !ipv6) {
-			skipped = true;
+		if (r->family != AF_INET && (r->family != AF_INET6 || !ipv6)) {
+			skipped |= r->family == AF_INET6;
 			continue;
 		}
 		if (w->table == CONFFILE_TABLE_AUTO && !r->cidr) {
@@ -714,7 +705,12 @@ static int netcfg_wanted(struct netcfg *nc, const struct netcfg_want *w, struct 
 		if (ret < 0)
 			return ret;
 	}
-	/* Per family with a /0: the default route into T and the two rules. */
+	/*
+	 * Per family with a /0: the default route into T and the two rules.
+	 * A new rule goes before the others, so the suppress rule, added
+	 * second, is consulted first (main's routes win, but its default).
+	 * It belongs to its T: with another T both are added again, in order.
+	 */
 	for (f = 0; f < 2; f++) {
 		uint8_t fam = f ? AF_INET6 : AF_INET;
 
@@ -722,9 +718,9 @@ static int netcfg_wanted(struct netcfg *nc, const struct netcfg_want *w, struct 
 			continue;
 		want[n++] = (struct netcfg_obj){ .kind = NETCFG_ROUTE, .family = fam, .table = *table };
 		want[n++] = (struct netcfg_obj){ .kind = NETCFG_RULE, .family = fam,
-			.rule = NETCFG_RULE_NOT_FWMARK, .table = *table };
+			.rule = NETCFG_RULE_NOT_FWMARK, .table = *table, .tunnel = *table };
 		want[n++] = (struct netcfg_obj){ .kind = NETCFG_RULE, .family = fam,
-			.rule = NETCFG_RULE_SUPPRESS, .table = RT_TABLE_MAIN };
+			.rule = NETCFG_RULE_SUPPRESS, .table = RT_TABLE_MAIN, .tunnel = *table };
 	}
 	qsort(want, n, sizeof(*want), netcfg_cmp);
 	for (i = m = 0; i < n; i++)
@@ -740,7 +736,7 @@ int netcfg_apply(struct netcfg *nc, const struct netcfg_want *w, uint32_t *fwmar
 	struct netcfg_obj *want = calloc(w->addrs_len + w->routes_len + 6, sizeof(*want));
 	bool full[2] = { false, false };
 	size_t want_len = 0, known, i;
-	uint32_t table;
+	uint32_t table = 0;
 	int ret;
 
 	if (!want) {
@@ -762,7 +758,8 @@ int netcfg_apply(struct netcfg *nc, const struct netcfg_want *w, uint32_t *fwmar
 		ret = netcfg_src_valid(nc, full[0], err, errlen);
 	if (!ret)
 		*fwmark = table ? table : w->fwmark;
-	qsort(nc->objs, nc->objs_len, sizeof(*nc->objs), netcfg_cmp);
+	if (nc->objs_len)
+		qsort(nc->objs, nc->objs_len, sizeof(*nc->objs), netcfg_cmp);
 	free(want);
 	return ret;
 }
