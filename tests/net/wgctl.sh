@@ -441,7 +441,9 @@ up_down() {
 	NT_NS[$ifc]=$ns
 	NT_IFACES+=("$ifc")	# the teardown stops and removes what is left
 	for how in "$conf" "$ifc"; do
-		WGD_CONFIG_DIR=$NT_TMP wgc "$ns" up "$how" || nt_fail "wgctl up $how"
+		# the daemon keeps the launcher's output: a log the cleanup scans
+		WGD_CONFIG_DIR=$NT_TMP wgc "$ns" up "$how" >>"$NT_TMP/$ifc.up.log" 2>&1 ||
+			nt_fail "wgctl up $how: $(tail -n 5 "$NT_TMP/$ifc.up.log")"
 		nt_sock_ready "$ifc" || nt_fail "wgctl up $how returned before the socket answered"
 		if [ "$how" = "$conf" ]; then pid=$(pid_of "-c $conf"); else pid=$(pid_of "up $ifc"); fi
 		[ -n "$pid" ] || nt_fail "no wgd process for wgctl up $how"
