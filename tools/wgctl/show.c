@@ -677,32 +677,38 @@ static int show_one(const char *ifname, const char *param)
 	return 0;
 }
 
-int wgctl_show(int argc, char **argv)
+/* show --json [IFNAME|all], the option before or after the name. */
+static int show_json_args(int argc, char **argv, int i)
 {
-	int ret;
-
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0) {
-			/* the other argument, if any, names the interface */
-			if (argc > 3 || (argc == 3 && strcmp(argv[3 - i], "interfaces") == 0)) {
-				show_usage(argv[0]);
-				return 1;
-			}
-			return show_json(argc == 3 ? argv[3 - i] : NULL);
-		}
-	}
-	if (argc > 3) {
+	/* the other argument, if any, names the interface */
+	if (argc > 3 || (argc == 3 && strcmp(argv[3 - i], "interfaces") == 0)) {
 		show_usage(argv[0]);
 		return 1;
 	}
-	if (argc == 1 || strcmp(argv[1], "all") == 0)
+	return show_json(argc == 3 ? argv[3 - i] : NULL);
+}
+
+int wgctl_show(int argc, char **argv)
+{
+	int ret = -1;
+
+	for (int i = 1; i < argc && ret < 0; i++)
+		if (strcmp(argv[i], "--json") == 0)
+			ret = show_json_args(argc, argv, i);
+	if (ret >= 0) {
+		/* done */
+	} else if (argc > 3) {
+		show_usage(argv[0]);
+		ret = 1;
+	} else if (argc == 1 || strcmp(argv[1], "all") == 0) {
 		ret = show_all(argc == 3 ? argv[2] : NULL);
-	else if (strcmp(argv[1], "interfaces") == 0) {
+	} else if (strcmp(argv[1], "interfaces") == 0) {
 		if (argc > 2) {
 			show_usage(argv[0]);
-			return 1;
+			ret = 1;
+		} else {
+			ret = show_interfaces();
 		}
-		ret = show_interfaces();
 	} else if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
 				 strcmp(argv[1], "help") == 0)) {
 		show_usage(argv[0]);
