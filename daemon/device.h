@@ -139,7 +139,12 @@ struct device {
 	struct device_stats stats;
 
 	/* the data path's preallocated slots */
-	/* one TUN read; one byte more than the largest packet, to see truncation */
+	/*
+	 * one TUN read; one byte more than the largest packet, to see
+	 * truncation; the packet after the virtio_net_hdr 16-byte aligned
+	 * (GSO_BUF_SKEW in gso.h)
+	 */
+	uint8_t tun_skew_[GSO_BUF_SKEW] __attribute__((aligned(16)));
 	uint8_t tun_buf[GSO_VNET_HDR_LEN + GSO_MAX_PACKET + 1];
 	unsigned int tx_count;		/* sealed slots waiting for sendmmsg */
 	struct packet tx[PACKET_BATCH];

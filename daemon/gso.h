@@ -23,6 +23,17 @@
 #include <stdint.h>
 
 #define GSO_VNET_HDR_LEN 10	/* struct virtio_net_hdr */
+/*
+ * A buffer that holds a virtio_net_hdr and then an IP packet starts this
+ * many bytes past a 16-byte boundary, so that the IP header (and, after
+ * the usual 20, 40, 52 or 72 header bytes, the TCP payload) is word-aligned.
+ * The kernel's packets are (NET_IP_ALIGN), and its copy between them and
+ * ours runs on whole words only when both sides are aligned alike: on
+ * MIPS32 a copy from a misaligned source takes two partial loads per word
+ * (doc/performance.md, "TUN buffers aligned like the kernel's").  Our own
+ * checksum and ChaCha20 take their word paths on aligned data too.
+ */
+#define GSO_BUF_SKEW (16 - GSO_VNET_HDR_LEN)
 #define GSO_MAX_PACKET 65535
 
 struct gso_hdr {
@@ -84,7 +95,12 @@ struct gro {
 	uint32_t next_seq;
 	unsigned int count;
 	bool v6, closed;
-	/* merged packet at buf + GSO_VNET_HDR_LEN, its virtio_net_hdr before it */
+	/*
+	 * merged packet at buf + GSO_VNET_HDR_LEN, its virtio_net_hdr before
+	 * it; buf starts GSO_BUF_SKEW bytes past a 16-byte boundary so that the
+	 * packet starts on one (GSO_BUF_SKEW below)
+	 */
+	uint8_t skew_[GSO_BUF_SKEW] __attribute__((aligned(16)));
 	uint8_t buf[GSO_VNET_HDR_LEN + GSO_MAX_PACKET];
 };
 

@@ -36,12 +36,15 @@ static unsigned int tun_count;
 static uint8_t tun_big[GSO_MAX_PACKET];
 static size_t tun_big_len;
 static uint8_t tun_small[64][64];	/* the first 64 packets of up to 64 bytes */
+/* Packets whose IP header was not word-aligned: in b's TUN writes, and in a's TUN read buffer. */
+static unsigned int tun_misaligned, read_misaligned;
 
 static void record_tun(struct sim_net *n, struct sim_dev *to, const uint8_t *pkt, size_t len)
 {
 	(void)n;
 	if (to->id != 1)
 		return;
+	tun_misaligned += ((uintptr_t)pkt & 3) != 0;
 	if (tun_count < sizeof(tun_lens) / sizeof(tun_lens[0]))
 		tun_lens[tun_count] = len;
 	if (len <= sizeof(tun_small[0]) && tun_count < sizeof(tun_small) / sizeof(tun_small[0]))
@@ -108,6 +111,7 @@ static void tun_read(struct sim_dev *from, const uint8_t *pkt, size_t len, uint8
 	}
 	if (GSO_VNET_HDR_LEN + len > size)
 		abort();
+	read_misaligned += ((uintptr_t)(buf + GSO_VNET_HDR_LEN) & 3) != 0;
 	memset(buf, 0, GSO_VNET_HDR_LEN);
 	if (gso_type != VIRTIO_NET_HDR_GSO_NONE) {
 		uint16_t start = 20, off = 16;
@@ -233,6 +237,15 @@ static void test_super_packet_merged_across_batches(void)
 	CHECK_EQ(be16_load(tun_big + 2), (uint16_t)len);
 	CHECK_EQ(gso_csum_fold(gso_csum_add(0, tun_big, 20)), 0);
 	CHECK_EQ(be32_load(tun_big + 24), 100000u);
+	/*
+	 * The kernel's copies between its packets and the TUN reads and
+	 * writes go word by word only if our IP headers are word-aligned too
+	 * (GSO_BUF_SKEW in daemon/gso.h): merged or single, read or written.
+	 */
+	tu_check(read_misaligned == 0, "%u TUN reads into a buffer whose IP header is not word-aligned",
+		 read_misaligned);
+	tu_check(tun_misaligned == 0, "%u of %u TUN writes with an IP header that is not word-aligned",
+		 tun_misaligned, tun_count);
 	sim_clear(&n);
 }
 
