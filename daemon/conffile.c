@@ -152,6 +152,9 @@ struct span {
 
 enum section { SEC_NONE, SEC_INTERFACE, SEC_PEER };
 
+/* A key handler's "p->bad is not a valid value" (errors are negative). */
+#define BAD 1
+
 struct parser {
 	struct conffile *cf;
 	const char *name;
@@ -160,8 +163,39 @@ struct parser {
 	enum section sec;
 	bool seen_interface;
 	bool peer_has_key;	/* the current [Peer] has its PublicKey */
+	struct span bad;	/* the value, or the list item, at fault */
 	char *err;
 	size_t errlen;
+};
+
+enum key {
+	/* [Interface], wg's */
+	K_PRIVATE_KEY, K_LISTEN_PORT, K_FWMARK,
+	/* [Interface], wg-quick's */
+	K_ADDRESS, K_MTU, K_TABLE, K_DNS, K_PRE_UP, K_POST_UP, K_PRE_DOWN, K_POST_DOWN,
+	K_SAVE_CONFIG,
+	/* [Peer] */
+	K_PUBLIC_KEY, K_PRESHARED_KEY, K_ENDPOINT, K_ALLOWED_IPS, K_KEEPALIVE,
+	K_COUNT,
+};
+
+/* Each key's name as wg(8) and wg-quick(8) spell it, and what a valid value
+ * is, for messages.  Hooks take any value. */
+static const char *const key_info[K_COUNT][2] = {
+	{ "PrivateKey", "a 44-character base64 key" },
+	{ "ListenPort", "0 to 65535" },
+	{ "FwMark", "off or a 32-bit number" },
+	{ "Address", "IP addresses with optional /prefix lengths" },
+	{ "MTU", "68 to 65535" },
+	{ "Table", "auto, off, a number or a name in iproute2's rt_tables" },
+	{ "DNS", "IP addresses and domain names" },
+	{ "PreUp", "" }, { "PostUp", "" }, { "PreDown", "" }, { "PostDown", "" },
+	{ "SaveConfig", "true or false" },
+	{ "PublicKey", "a 44-character base64 key" },
+	{ "PresharedKey", "a 44-character base64 key" },
+	{ "Endpoint", "host:port, IPv4:port or [IPv6]:port" },
+	{ "AllowedIPs", "IP addresses with optional /prefix lengths" },
+	{ "PersistentKeepalive", "off or 0 to 65535" },
 };
 
 static int perr(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -221,7 +255,7 @@ static bool parse_num(struct span s, bool hex, uint64_t max, uint64_t *out)
 	unsigned int base = 10;
 	uint64_t v = 0;
 
-	if (hex && s.len > 2 && s.p[0] == '0' && (s.p[1] == 'x' || s.p[1] == 'X')) {
+	if (hex && s.len > 2 && s.p[0] == '0' && (s.p[1] | 0x20) == 'x') {
 		base = 16;
 		s.p += 2;
 		s.len -= 2;
@@ -229,15 +263,11 @@ static bool parse_num(struct span s, bool hex, uint64_t max, uint64_t *out)
 	if (s.len == 0)
 		return false;
 	for (size_t i = 0; i < s.len; i++) {
-		unsigned int c = (uint8_t)s.p[i], d;
+		unsigned int c = (uint8_t)s.p[i], d = c - '0';
 
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if (base == 16 && (c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+		if (base == 16 && d > 9 && (c | 0x20) >= 'a' && (c | 0x20) <= 'f')
 			d = (c | 0x20) - 'a' + 10;
-		else
-			return false;
-		if (v > (max - d) / base)
+		if (d >= base || v > (max - d) / base)
 			return false;
 		v = v * base + d;
 	}
@@ -245,7 +275,14 @@ static bool parse_num(struct span s, bool hex, uint64_t max, uint64_t *out)
 	return true;
 }
 
-/* The next list item of *rest: separated by commas and whitespace. */
+/* "off" or a number up to max. */
+static bool parse_off_num(struct span v, bool hex, uint64_t max, uint64_t *n)
+{
+	*n = 0;
+	return span_eq(v, "off") || parse_num(v, hex, max, n);
+}
+
+/* The next list item of *rest, items separated by commas and whitespace. */
 static bool next_item(struct span *rest, struct span *item)
 {
 	size_t i = 0;
@@ -261,7 +298,7 @@ static bool next_item(struct span *rest, struct span *item)
 	return item->len > 0;
 }
 
-/* "addr[/len]" with the full length when none is written; AF_UNSPEC if bad. */
+/* "addr[/len]", the full length when none is written; AF_UNSPEC if bad. */
 static int parse_prefix(struct span s, uint8_t addr[16], uint8_t *len)
 {
 	char buf[INET6_ADDRSTRLEN];
@@ -276,127 +313,6 @@ static int parse_prefix(struct span s, uint8_t addr[16], uint8_t *len)
 		return AF_UNSPEC;
 	*len = (uint8_t)bits;
 	return family;
-}
-
-static int parse_allowedips(struct parser *p, struct config_peer *peer, struct span v)
-{
-	struct config_allowedip aip;
-	struct span item;
-
-	while (next_item(&v, &item)) {
-		memset(&aip, 0, sizeof(aip));
-		aip.family = (uint8_t)parse_prefix(item, aip.addr, &aip.cidr);
-		if (aip.family == AF_UNSPEC)
-			return perr(p, "invalid AllowedIPs entry `%.*s'", SHOW(item));
-		config_allowedip_mask(&aip);
-		if (config_peer_add_allowedip(peer, &aip) < 0)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-static int parse_address(struct parser *p, struct span v)
-{
-	struct conffile *cf = p->cf;
-	struct span item;
-
-	if (!next_item(&(struct span){ v.p, v.len }, &item))
-		return perr(p, "Address without a value");
-	while (next_item(&v, &item)) {
-		struct conffile_addr a = { 0 }, *n;
-
-		a.family = (uint8_t)parse_prefix(item, a.addr, &a.prefixlen);
-		if (a.family == AF_UNSPEC)
-			return perr(p, "invalid Address `%.*s'", SHOW(item));
-		n = realloc(cf->addrs, (cf->addrs_len + 1) * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		cf->addrs = n;
-		cf->addrs[cf->addrs_len++] = a;
-	}
-	return 0;
-}
-
-/* Appends a copy of s to the string vector *v of *n entries. */
-static int strv_add(char ***v, size_t *n, struct span s)
-{
-	char **nv = realloc(*v, (*n + 1) * sizeof(**v));
-	char *str;
-
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	str = strndup(s.p, s.len);
-	if (!str)
-		return -ENOMEM;
-	nv[(*n)++] = str;
-	return 0;
-}
-
-static int parse_dns(struct parser *p, struct span v)
-{
-	struct span item;
-	int ret = 0;
-
-	if (!next_item(&(struct span){ v.p, v.len }, &item))
-		return perr(p, "DNS without a value");
-	while (!ret && next_item(&v, &item))
-		ret = strv_add(&p->cf->dns, &p->cf->dns_len, item);
-	return ret;
-}
-
-/* A table name of iproute2's rt_tables file ("NUMBER NAME" lines). */
-static bool lookup_rt_table(struct span name, uint32_t *id)
-{
-	FILE *f = fopen(conffile_rt_tables, "re");
-	char line[256];
-	bool found = false;
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		struct span rest = { line, strcspn(line, "#\n") }, num, nm;
-		uint64_t n;
-
-		if (next_item(&rest, &num) && next_item(&rest, &nm) &&
-		    nm.len == name.len && memcmp(nm.p, name.p, name.len) == 0 &&
-		    parse_num(num, true, UINT32_MAX, &n)) {
-			*id = (uint32_t)n;
-			found = true;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
-static int parse_table(struct parser *p, struct span v)
-{
-	static const struct { const char *name; uint32_t id; } builtin[] = {
-		{ "default", 253 }, { "main", 254 }, { "local", 255 },
-	};
-	struct conffile *cf = p->cf;
-	uint64_t n;
-
-	cf->table = CONFFILE_TABLE_ID;
-	if (span_eq(v, "auto")) {
-		cf->table = CONFFILE_TABLE_AUTO;
-	} else if (span_eq(v, "off")) {
-		cf->table = CONFFILE_TABLE_OFF;
-	} else if (parse_num(v, true, UINT32_MAX, &n) && n != 0) {
-		cf->table_id = (uint32_t)n;
-	} else {
-		for (size_t i = 0; i < sizeof(builtin) / sizeof(builtin[0]); i++) {
-			if (v.len == strlen(builtin[i].name) &&
-			    memcmp(v.p, builtin[i].name, v.len) == 0) {
-				cf->table_id = builtin[i].id;
-				return 0;
-			}
-		}
-		if (!lookup_rt_table(v, &cf->table_id))
-			return perr(p, "invalid Table `%.*s' (auto, off, a number or a name in %s)",
-				    SHOW(v), conffile_rt_tables);
-	}
-	return 0;
 }
 
 /* A host name as getaddrinfo() would look it up: letters, digits, '-', '.', '_'. */
@@ -414,6 +330,108 @@ static bool is_host_name(struct span h)
 	return true;
 }
 
+/* Appends a copy of s to the string vector *v of *n entries. */
+static int strv_add(char ***v, size_t *n, struct span s)
+{
+	char **nv = realloc(*v, (*n + 1) * sizeof(**v));
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	nv[*n] = strndup(s.p, s.len);
+	return nv[*n] ? (int)(++*n, 0) : -ENOMEM;
+}
+
+/* Address, DNS or AllowedIPs: every item of v.  An empty AllowedIPs is a
+ * peer without any, as wg(8) takes it; the others need one at least. */
+static int parse_list(struct parser *p, enum key k, struct span v)
+{
+	struct conffile *cf = p->cf;
+	struct span item;
+	bool any = k == K_ALLOWED_IPS;
+	int ret = 0;
+
+	while (!ret && next_item(&v, &item)) {
+		struct config_allowedip aip = { 0 };
+		struct conffile_addr a = { 0 }, *na;
+		char buf[INET6_ADDRSTRLEN];
+
+		any = true;
+		p->bad = item;
+		if (k == K_DNS) {
+			/* Stored as written; resolvconf gets servers and domains. */
+			if (!is_host_name(item) && (!span_str(buf, sizeof(buf), item) ||
+			    inet_pton(AF_INET6, buf, a.addr) != 1))
+				return BAD;
+			ret = strv_add(&cf->dns, &cf->dns_len, item);
+		} else if (k == K_ADDRESS) {
+			a.family = (uint8_t)parse_prefix(item, a.addr, &a.prefixlen);
+			if (a.family == AF_UNSPEC)
+				return BAD;
+			na = realloc(cf->addrs, (cf->addrs_len + 1) * sizeof(*na));
+			if (!na)
+				return -ENOMEM;
+			cf->addrs = na;
+			cf->addrs[cf->addrs_len++] = a;
+		} else {
+			aip.family = (uint8_t)parse_prefix(item, aip.addr, &aip.cidr);
+			if (aip.family == AF_UNSPEC)
+				return BAD;
+			config_allowedip_mask(&aip);
+			ret = config_peer_add_allowedip(&cf->dev.peers[cf->dev.peers_len - 1], &aip);
+		}
+	}
+	return ret ? ret : any ? 0 : BAD;
+}
+
+/* A table name of iproute2's rt_tables file ("NUMBER NAME" lines). */
+static bool lookup_rt_table(struct span name, uint32_t *id)
+{
+	FILE *f = fopen(conffile_rt_tables, "re");
+	char line[256];
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		struct span rest = { line, strcspn(line, "#\n") }, num, nm;
+		uint64_t n;
+
+		if (next_item(&rest, &num) && next_item(&rest, &nm) &&
+		    nm.len == name.len && memcmp(nm.p, name.p, name.len) == 0 &&
+		    parse_num(num, true, UINT32_MAX, &n)) {
+			*id = (uint32_t)n;
+			found = true;
+		}
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* auto, off, a table number, or its name: iproute2's built-in ones
+ * (default 253, main 254, local 255) or one of rt_tables. */
+static int parse_table(struct conffile *cf, struct span v)
+{
+	static const char names[] = "default\0main\0local";
+	uint64_t n;
+
+	cf->table = CONFFILE_TABLE_ID;
+	cf->table_id = 0;
+	if (span_eq(v, "auto")) {
+		cf->table = CONFFILE_TABLE_AUTO;
+	} else if (span_eq(v, "off")) {
+		cf->table = CONFFILE_TABLE_OFF;
+	} else if (parse_num(v, true, UINT32_MAX, &n)) {
+		cf->table_id = (uint32_t)n;
+	} else {
+		for (uint32_t i = 0, off = 0; i < 3; off += (uint32_t)strlen(names + off) + 1, i++)
+			if (v.len == strlen(names + off) && memcmp(v.p, names + off, v.len) == 0)
+				cf->table_id = 253 + i;
+		if (!cf->table_id)
+			lookup_rt_table(v, &cf->table_id);
+	}
+	return cf->table != CONFFILE_TABLE_ID || cf->table_id ? 0 : BAD;
+}
+
 /* A numeric address (with an IPv6 scope) into ep; false if not numeric. */
 static bool numeric_host(const char *host, int family, uint16_t port, union config_endpoint *ep)
 {
@@ -428,160 +446,103 @@ static bool numeric_host(const char *host, int family, uint16_t port, union conf
 	if (ok) {
 		memset(ep, 0, sizeof(*ep));
 		memcpy(ep, res->ai_addr, res->ai_addrlen);
-		if (ep->addr.sa_family == AF_INET)
-			ep->in.sin_port = htons(port);
-		else
-			ep->in6.sin6_port = htons(port);
+		/* sin_port and sin6_port are at the same offset. */
+		ep->in.sin_port = htons(port);
 	}
 	freeaddrinfo(res);
 	return ok;
 }
 
-/* host:port, [v6]:port or v4:port. */
-static int parse_endpoint(struct parser *p, size_t i, struct span v)
+/* host:port, IPv4:port or [IPv6]:port; a numeric one goes into the model. */
+static int parse_endpoint(struct conffile *cf, struct span v)
 {
-	struct config_peer *peer = &p->cf->dev.peers[i];
-	struct conffile_peer *cp = &p->cf->peers[i];
-	const char *colon = NULL;
-	struct span host = v, port;
-	bool bracket = v.len && v.p[0] == '[';
-	uint64_t n;
+	size_t i = cf->dev.peers_len - 1;
+	struct config_peer *peer = &cf->dev.peers[i];
+	struct conffile_peer *cp = &cf->peers[i];
+	bool bracket = v.p[0] == '[';
+	size_t colon = v.len;
+	struct span host;
+	uint64_t port;
 	char buf[256];
 
-	for (size_t k = v.len; k > 0 && !colon; k--)
-		if (v.p[k - 1] == ':')
-			colon = &v.p[k - 1];
-	if (bracket) {
-		host.p++;
-		host.len = colon && colon[-1] == ']' ? (size_t)(colon - 1 - host.p) : (size_t)-1;
-	} else if (colon) {
-		host.len = (size_t)(colon - v.p);
-	}
-	if (!colon || host.len == (size_t)-1 || host.len == 0 ||
-	    !span_str(buf, sizeof(buf), host))
-		return perr(p, "invalid Endpoint `%.*s' (host:port or [IPv6]:port)", SHOW(v));
-	port = (struct span){ colon + 1, v.len - (size_t)(colon + 1 - v.p) };
-	if (!parse_num(port, false, UINT16_MAX, &n))
-		return perr(p, "invalid port in Endpoint `%.*s'", SHOW(v));
-
+	while (colon > 0 && v.p[colon - 1] != ':')
+		colon--;
+	if (colon-- == 0 || colon < 1 + 2 * (size_t)bracket ||
+	    (bracket && v.p[colon - 1] != ']') ||
+	    !parse_num((struct span){ v.p + colon + 1, v.len - colon - 1 }, false, UINT16_MAX, &port))
+		return BAD;
+	host = (struct span){ v.p + bracket, colon - 2 * bracket };
+	if (!span_str(buf, sizeof(buf), host))
+		return BAD;
 	peer->flags &= ~CONFIG_PEER_HAS_ENDPOINT;
 	cp->endpoint_is_name = false;
-	if (numeric_host(buf, bracket ? AF_INET6 : AF_INET, (uint16_t)n, &peer->endpoint))
+	if (numeric_host(buf, bracket ? AF_INET6 : AF_INET, (uint16_t)port, &peer->endpoint))
 		peer->flags |= CONFIG_PEER_HAS_ENDPOINT;
 	else if (!bracket && is_host_name(host))
 		cp->endpoint_is_name = true;
 	else
-		return perr(p, "invalid host in Endpoint `%.*s'", SHOW(v));
+		return BAD;
 	free(cp->endpoint_host);
 	cp->endpoint_host = strdup(buf);
-	cp->endpoint_port = (uint16_t)n;
+	cp->endpoint_port = (uint16_t)port;
 	return cp->endpoint_host ? 0 : -ENOMEM;
 }
 
-/* "off" or a number up to max (hexadecimal allowed when hex). */
-static bool parse_off_num(struct span v, bool hex, uint64_t max, uint64_t *n)
-{
-	*n = 0;
-	return span_eq(v, "off") || parse_num(v, hex, max, n);
-}
-
-enum key {
-	/* [Interface], wg's */
-	K_PRIVATE_KEY, K_LISTEN_PORT, K_FWMARK,
-	/* [Interface], wg-quick's */
-	K_ADDRESS, K_MTU, K_TABLE, K_DNS, K_PRE_UP, K_POST_UP, K_PRE_DOWN, K_POST_DOWN,
-	K_SAVE_CONFIG,
-	/* [Peer] */
-	K_PUBLIC_KEY, K_PRESHARED_KEY, K_ENDPOINT, K_ALLOWED_IPS, K_KEEPALIVE,
-	K_COUNT,
-};
-
-static const char *const key_names[K_COUNT] = {
-	"PrivateKey", "ListenPort", "FwMark",
-	"Address", "MTU", "Table", "DNS", "PreUp", "PostUp", "PreDown", "PostDown", "SaveConfig",
-	"PublicKey", "PresharedKey", "Endpoint", "AllowedIPs", "PersistentKeepalive",
-};
-
-static int parse_interface_key(struct parser *p, enum key k, struct span v)
+/* One key's value into the model: 0, BAD or -ENOMEM. */
+static int parse_key(struct parser *p, enum key k, struct span v)
 {
 	struct conffile *cf = p->cf;
 	struct config_device *dev = &cf->dev;
+	struct config_peer *peer = dev->peers_len ? &dev->peers[dev->peers_len - 1] : NULL;
 	uint64_t n;
 
 	switch (k) {
 	case K_PRIVATE_KEY:
-		if (!conffile_key_from_base64(dev->private_key, v.p, v.len))
-			return perr(p, "invalid PrivateKey (not a 44-character base64 key)");
 		dev->flags |= CONFIG_DEVICE_HAS_PRIVATE_KEY;
-		return 0;
+		return conffile_key_from_base64(dev->private_key, v.p, v.len) ? 0 : BAD;
 	case K_LISTEN_PORT:
-		if (!parse_num(v, false, UINT16_MAX, &n))
-			return perr(p, "invalid ListenPort `%.*s' (0 to 65535)", SHOW(v));
-		dev->listen_port = (uint16_t)n;
 		dev->flags |= CONFIG_DEVICE_HAS_LISTEN_PORT;
+		if (!parse_num(v, false, UINT16_MAX, &n))
+			return BAD;
+		dev->listen_port = (uint16_t)n;
 		return 0;
 	case K_FWMARK:
-		if (!parse_off_num(v, true, UINT32_MAX, &n))
-			return perr(p, "invalid FwMark `%.*s' (off or a 32-bit number)", SHOW(v));
-		dev->fwmark = (uint32_t)n;
 		dev->flags |= CONFIG_DEVICE_HAS_FWMARK;
+		if (!parse_off_num(v, true, UINT32_MAX, &n))
+			return BAD;
+		dev->fwmark = (uint32_t)n;
 		return 0;
-	case K_ADDRESS:
-		return parse_address(p, v);
 	case K_MTU:
 		if (!parse_num(v, false, 65535, &n) || n < 68)
-			return perr(p, "invalid MTU `%.*s' (68 to 65535)", SHOW(v));
+			return BAD;
 		cf->mtu = (unsigned int)n;
 		return 0;
 	case K_TABLE:
-		return parse_table(p, v);
-	case K_DNS:
-		return parse_dns(p, v);
+		return parse_table(cf, v);
 	case K_PRE_UP:
 	case K_POST_UP:
 	case K_PRE_DOWN:
 	case K_POST_DOWN:
 		return strv_add(&cf->hooks[k - K_PRE_UP], &cf->hooks_len[k - K_PRE_UP], v);
 	case K_SAVE_CONFIG:
-		if (!span_eq(v, "true") && !span_eq(v, "false"))
-			return perr(p, "invalid SaveConfig `%.*s' (true or false)", SHOW(v));
 		cf->save_config = span_eq(v, "true");
-		return 0;
-	default:
-		return perr(p, "%s is not an [Interface] key", key_names[k]);
-	}
-}
-
-static int parse_peer_key(struct parser *p, enum key k, struct span v)
-{
-	size_t i = p->cf->dev.peers_len - 1;
-	struct config_peer *peer = &p->cf->dev.peers[i];
-	uint64_t n;
-
-	switch (k) {
+		return cf->save_config || span_eq(v, "false") ? 0 : BAD;
 	case K_PUBLIC_KEY:
-		if (!conffile_key_from_base64(peer->public_key, v.p, v.len))
-			return perr(p, "invalid PublicKey `%.*s'", SHOW(v));
 		p->peer_has_key = true;
-		return 0;
+		return conffile_key_from_base64(peer->public_key, v.p, v.len) ? 0 : BAD;
 	case K_PRESHARED_KEY:
-		if (!conffile_key_from_base64(peer->preshared_key, v.p, v.len))
-			return perr(p, "invalid PresharedKey (not a 44-character base64 key)");
 		peer->flags |= CONFIG_PEER_HAS_PRESHARED_KEY;
-		return 0;
+		return conffile_key_from_base64(peer->preshared_key, v.p, v.len) ? 0 : BAD;
 	case K_ENDPOINT:
-		return parse_endpoint(p, i, v);
-	case K_ALLOWED_IPS:
-		return parse_allowedips(p, peer, v);
+		return parse_endpoint(cf, v);
 	case K_KEEPALIVE:
-		if (!parse_off_num(v, false, UINT16_MAX, &n))
-			return perr(p, "invalid PersistentKeepalive `%.*s' (off or 0 to 65535)",
-				    SHOW(v));
-		peer->persistent_keepalive = (uint16_t)n;
 		peer->flags |= CONFIG_PEER_HAS_KEEPALIVE;
+		if (!parse_off_num(v, false, UINT16_MAX, &n))
+			return BAD;
+		peer->persistent_keepalive = (uint16_t)n;
 		return 0;
 	default:
-		return perr(p, "%s is not a [Peer] key", key_names[k]);
+		return parse_list(p, k, v);
 	}
 }
 
@@ -619,6 +580,7 @@ static int start_peer(struct parser *p)
 	peer->flags |= CONFIG_PEER_REPLACE_ALLOWEDIPS;
 	cf->peers[cf->dev.peers_len - 1].line = p->line;
 	p->peer_has_key = false;
+	p->sec = SEC_PEER;
 	return 0;
 }
 
@@ -628,18 +590,15 @@ static int parse_section(struct parser *p, struct span s)
 
 	if (ret)
 		return ret;
-	if (span_eq(s, "[Interface]")) {
-		if (p->seen_interface)
-			return perr(p, "a second [Interface]");
-		p->seen_interface = true;
-		p->sec = SEC_INTERFACE;
-		return 0;
-	}
-	if (span_eq(s, "[Peer]")) {
-		p->sec = SEC_PEER;
+	if (span_eq(s, "[Peer]"))
 		return start_peer(p);
-	}
-	return perr(p, "unknown section `%.*s'", SHOW(s));
+	if (!span_eq(s, "[Interface]"))
+		return perr(p, "unknown section `%.*s'", SHOW(s));
+	if (p->seen_interface)
+		return perr(p, "a second [Interface]");
+	p->seen_interface = true;
+	p->sec = SEC_INTERFACE;
+	return 0;
 }
 
 static int parse_line(struct parser *p, struct span s)
@@ -647,7 +606,8 @@ static int parse_line(struct parser *p, struct span s)
 	const char *hash = memchr(s.p, '#', s.len);
 	const char *eq;
 	struct span key, v;
-	int k;
+	unsigned int k;
+	int ret;
 
 	if (hash)
 		s.len = (size_t)(hash - s.p);
@@ -663,20 +623,30 @@ static int parse_line(struct parser *p, struct span s)
 		return perr(p, "not a [Section] nor Key = value");
 	key = trim((struct span){ s.p, (size_t)(eq - s.p) });
 	v = trim((struct span){ eq + 1, (size_t)(s.p + s.len - eq - 1) });
-	for (k = 0; k < K_COUNT && !span_eq(key, key_names[k]); k++)
+	for (k = 0; k < K_COUNT && !span_eq(key, key_info[k][0]); k++)
 		;
-	if (k == K_COUNT)
+	if (k == K_COUNT) {
+		/* Only the first word: "PrivateKey <key>=" must not print the key. */
+		for (key.len = 0; !is_space(key.p[key.len]) && key.p + key.len < eq; key.len++)
+			;
 		return perr(p, "unknown key `%.*s'", SHOW(key));
+	}
 	if (p->sec == SEC_NONE)
-		return perr(p, "%s before any section", key_names[k]);
+		return perr(p, "%s before any section", key_info[k][0]);
+	if ((p->sec == SEC_PEER) != (k >= K_PUBLIC_KEY))
+		return perr(p, "%s is not a%s key", key_info[k][0],
+			    p->sec == SEC_PEER ? " [Peer]" : "n [Interface]");
 	if (p->fmt == CONFFILE_WG && k >= K_ADDRESS && k <= K_SAVE_CONFIG)
-		return perr(p, "%s is a wg-quick key, not one of wg's", key_names[k]);
-	/* An empty AllowedIPs is a peer without any, as wg(8) takes it. */
+		return perr(p, "%s is a wg-quick key, not one of wg's", key_info[k][0]);
 	if (v.len == 0 && k != K_ALLOWED_IPS)
-		return perr(p, "%s without a value", key_names[k]);
-	if (p->sec == SEC_INTERFACE)
-		return parse_interface_key(p, (enum key)k, v);
-	return parse_peer_key(p, (enum key)k, v);
+		return perr(p, "%s without a value", key_info[k][0]);
+	p->bad = v;
+	ret = parse_key(p, k, v);
+	if (ret != BAD)
+		return ret;
+	if (k == K_PRIVATE_KEY || k == K_PRESHARED_KEY)
+		return perr(p, "invalid %s (%s)", key_info[k][0], key_info[k][1]);
+	return perr(p, "invalid %s `%.*s' (%s)", key_info[k][0], SHOW(p->bad), key_info[k][1]);
 }
 
 struct key_line {
@@ -752,62 +722,37 @@ int conffile_parse(struct conffile *cf, const char *name, const char *text, size
 int conffile_load(struct conffile *cf, const char *path, enum conffile_format fmt,
 		  bool *exposed, char *err, size_t errlen)
 {
-	size_t len = 0, cap = 4096;
-	char *buf = NULL;
+	/* One byte more than allowed, to see a file that is too large.  The
+	 * pages the allocator maps for it are touched only as far as read. */
+	char *buf = malloc(CONFFILE_MAX + 1);
+	size_t len = 0;
 	struct stat st;
-	int fd, ret = 0;
+	ssize_t n = 1;
+	int fd, ret;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		ret = -errno;
+	if (!buf || fd < 0 || fstat(fd, &st) < 0) {
+		ret = buf ? -errno : -ENOMEM;
 		goto out;
 	}
 	if (exposed)
 		*exposed = st.st_mode & 044;
-	/* Grown by copying, not realloc(): the old block holds keys. */
-	for (;;) {
-		ssize_t n;
-
-		if (!buf || len == cap) {
-			char *nb;
-
-			if (buf)
-				cap *= 2;
-			nb = malloc(cap);
-			if (!nb) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			if (buf) {
-				memcpy(nb, buf, len);
-				crypto_wipe(buf, len);
-				free(buf);
-			}
-			buf = nb;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
+	while (len <= CONFFILE_MAX && n != 0) {
+		n = read(fd, buf + len, CONFFILE_MAX + 1 - len);
+		if (n < 0 && errno != EINTR) {
 			ret = -errno;
 			goto out;
 		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > CONFFILE_MAX) {
-			ret = -EFBIG;
-			goto out;
-		}
+		len += n > 0 ? (size_t)n : 0;
 	}
-	ret = conffile_parse(cf, path, buf, len, fmt, err, errlen);
-	goto done;
+	ret = len > CONFFILE_MAX ? -EFBIG : 0;
 out:
 	if (ret == -EFBIG)
 		snprintf(err, errlen, "%s: larger than 1 MiB", path);
-	else
+	else if (ret)
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
-done:
+	else
+		ret = conffile_parse(cf, path, buf, len, fmt, err, errlen);
 	if (buf) {
 		crypto_wipe(buf, len);
 		free(buf);
