@@ -11,6 +11,17 @@
 struct conffile;
 struct host;
 
+/*
+ * Create and update after host_start(), in the process that runs the loop;
+ * destroy before host_stop().  The queries, and the worker thread that
+ * runs them, start on the loop (its first wakeup after an update): so a
+ * privilege drop between the update and host_run() holds for the thread
+ * too.  Every name's first answer becomes its peer's endpoint; the peer is
+ * then re-resolved while it is stale (daemon/dnspolicy.h), every 135 s
+ * without a handshake or the seconds in the environment variable
+ * WGD_RERESOLVE_SECONDS (1..86400).  A name that fails is logged once per
+ * kind of failure, and retried.
+ */
 struct dnsnames;
 int dnsnames_create(struct dnsnames **out, struct host *h);	/* 0 or -errno */
 /* The peers of cf whose Endpoint is a host name (cf->peers[i].endpoint_is_name): resolved now, off the event

@@ -6,7 +6,6 @@
 
 #include "daemon/endpoint.h"
 
-#define NS_PER_S 1000000000ull
 #define DNSPOLICY_RETRY_S 5
 
 bool dnspolicy_init(struct dnspolicy *p, const char *s)
@@ -23,10 +22,8 @@ bool dnspolicy_init(struct dnspolicy *p, const char *s)
 		}
 	}
 	p->stale_s = (uint32_t)v;
-	p->interval_ns = (v >= 4 ? v / 4 : 1) * NS_PER_S;
-	p->retry_ns = DNSPOLICY_RETRY_S * NS_PER_S;
-	if (p->retry_ns > p->interval_ns)
-		p->retry_ns = p->interval_ns;
+	p->interval_s = v >= 4 ? p->stale_s / 4 : 1;
+	p->retry_s = p->interval_s < DNSPOLICY_RETRY_S ? p->interval_s : DNSPOLICY_RETRY_S;
 	return ok;
 }
 
@@ -36,11 +33,11 @@ bool dnspolicy_stale(const struct dnspolicy *p, int64_t handshake_sec, int64_t n
 	return handshake_sec == 0 || now_sec - handshake_sec >= (int64_t)p->stale_s;
 }
 
-bool dnspolicy_due(const struct dnspolicy_name *n, bool stale, uint64_t now)
+bool dnspolicy_due(const struct dnspolicy_name *n, bool stale, uint32_t now)
 {
 	if (n->pending)
 		return false;
-	return n->now || (now >= n->next_ns && (!n->answered || stale));
+	return n->now || (now >= n->next_s && (!n->answered || stale));
 }
 
 void dnspolicy_sent(struct dnspolicy_name *n)
@@ -49,28 +46,28 @@ void dnspolicy_sent(struct dnspolicy_name *n)
 	n->now = false;
 }
 
-void dnspolicy_failed(const struct dnspolicy *p, struct dnspolicy_name *n, uint64_t now)
+void dnspolicy_failed(const struct dnspolicy *p, struct dnspolicy_name *n, uint32_t now)
 {
-	uint64_t wait = p->retry_ns << n->fails;
+	uint32_t wait = p->retry_s << n->fails;
 
 	n->pending = false;
-	if (wait >= p->interval_ns)
-		wait = p->interval_ns;
+	if (wait >= p->interval_s)
+		wait = p->interval_s;
 	else
 		n->fails++;
-	n->next_ns = now + wait;
+	n->next_s = now + wait;
 }
 
 bool dnspolicy_answered(const struct dnspolicy *p, struct dnspolicy_name *n, bool stale,
 			const union config_endpoint *answer, const union config_endpoint *current,
-			uint64_t now)
+			uint32_t now)
 {
 	bool first = !n->answered;
 
 	n->pending = false;
 	n->answered = true;
 	n->fails = 0;
-	n->next_ns = now + p->interval_ns;
+	n->next_s = now + p->interval_s;
 	return (first || stale) && !dnspolicy_endpoint_equal(answer, current);
 }
 

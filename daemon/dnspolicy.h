@@ -2,7 +2,9 @@
 /*
  * When to resolve a peer's Endpoint host name again, and whether to take
  * the answer (daemon/dnsnames.c does the resolving).  Pure: times are
- * passed in, nothing is read, logged or allocated.
+ * passed in (whole seconds: nothing here needs more, and 32-bit
+ * arithmetic is what a router's CPU does best), nothing is read, logged or
+ * allocated.
  *
  * A peer is stale when it has completed no handshake for stale_s seconds,
  * or never.  135 s by default: a session in use is renewed after
@@ -36,13 +38,13 @@
 
 struct dnspolicy {
 	uint32_t stale_s;
-	uint64_t interval_ns;
-	uint64_t retry_ns;	/* also the tick */
+	uint32_t interval_s;
+	uint32_t retry_s;	/* also the tick */
 };
 
 /* One name's state.  Zeroed: never queried, due at once. */
 struct dnspolicy_name {
-	uint64_t next_ns;	/* no query before (the caller's clock) */
+	uint32_t next_s;	/* no query before (the caller's clock) */
 	bool answered;		/* an answer was taken since the name was given */
 	bool now;		/* query when no other is out (start, reload) */
 	bool pending;		/* a query is out */
@@ -56,16 +58,16 @@ bool dnspolicy_init(struct dnspolicy *p, const char *s);
 bool dnspolicy_stale(const struct dnspolicy *p, int64_t handshake_sec, int64_t now_sec);
 
 /* Whether to query the name now; stale tells about its peer. */
-bool dnspolicy_due(const struct dnspolicy_name *n, bool stale, uint64_t now);
+bool dnspolicy_due(const struct dnspolicy_name *n, bool stale, uint32_t now);
 /* The query was handed out. */
 void dnspolicy_sent(struct dnspolicy_name *n);
 /* It failed. */
-void dnspolicy_failed(const struct dnspolicy *p, struct dnspolicy_name *n, uint64_t now);
+void dnspolicy_failed(const struct dnspolicy *p, struct dnspolicy_name *n, uint32_t now);
 /* It answered: whether to set the answer as the peer's endpoint (current:
  * the peer's now, sa_family AF_UNSPEC if none). */
 bool dnspolicy_answered(const struct dnspolicy *p, struct dnspolicy_name *n, bool stale,
 			const union config_endpoint *answer, const union config_endpoint *current,
-			uint64_t now);
+			uint32_t now);
 
 bool dnspolicy_endpoint_equal(const union config_endpoint *a, const union config_endpoint *b);
 

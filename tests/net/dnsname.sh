@@ -1,30 +1,32 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Endpoints given as host names (daemon/dnsnames.c), with names from an
-# /etc/hosts the test controls: `ip netns exec` bind-mounts the files of
-# /etc/netns/NS over /etc, and a file rewritten in place is seen at once.
-# Side a runs the real host with dnsnames (tests/net/dnsnames_driver.c)
-# and two peers by name: b as peerb.test, and c as nothere.test, which does
-# not resolve at first.  WGD_RERESOLVE_SECONDS=12: a peer is stale after
-# 12 s without a handshake.
+# Endpoints given as host names (daemon/dnsnames.c, through wgd -c FILE),
+# with names from an /etc/hosts the test controls: `ip netns exec`
+# bind-mounts the files of /etc/netns/NS over /etc, and a file rewritten in
+# place is seen at once.  Side a runs wgd -c with two peers by name, b as
+# peerb.test and c as nothere.test (which does not resolve at first), and
+# drops to the user nobody.  WGD_RERESOLVE_SECONDS=12: a peer is stale
+# after 12 s without a handshake.
 #
-#   1. peerb.test resolves to b: the tunnel pings.
-#   2. b's outer address changes (the old one is gone), the name follows:
-#      a re-resolves the stale peer and the tunnel pings again.
+#   1. peerb.test resolves to b: the tunnel pings.  The thread that
+#      resolves has the dropped privileges: every thread of the daemon has
+#      its user, capabilities, bounding set and no_new_privs.
+#   2. b's outer address changes (the old one is gone) and b forgets a, so
+#      that only the name can bring them together: a re-resolves the stale
+#      peer and the tunnel pings again.
 #   3. b roams once more while handshaking, the name still pointing at the
-#      old address: a reload re-resolves every name, but b's endpoint stays
-#      where its authenticated packets put it.
+#      old address: a reload (SIGHUP) re-resolves every name, but b's
+#      endpoint stays where its authenticated packets put it.
 #   4. nothere.test: logged once, retried; when it appears, c gets it.
 #   5. Shutdown while a lookup hangs (a DNS server that never answers):
 #      the daemon exits within 2.5 s all the same.
 
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/conflib.sh"
 
 nt_init dn
-DRIVER=${DNSNAMES_DRIVER:-}
-[ -x "$DRIVER" ] || nt_fail "DNSNAMES_DRIVER is not set to the driver executable (meson sets it)"
-nt_need od base64 ss
+nt_need ss
 
 ETC_NS=
 dn_cleanup() {
@@ -35,20 +37,8 @@ dn_cleanup() {
 	nt_cleanup
 }
 trap dn_cleanup EXIT
-
-hexkey() { printf '%s' "$1" | base64 -d | od -An -tx1 | tr -d ' \n'; }
-
-# dn_driver NS IF ARGS...: the driver as nt_daemon starts wgd.
-dn_driver() {
-	local ns=$1 ifc=$2
-	shift 2
-	NT_NS[$ifc]=$ns
-	NT_IFACES+=("$ifc")
-	WGD_RERESOLVE_SECONDS=12 LOG_LEVEL=debug ip netns exec "$ns" "$DRIVER" "$ifc" "$@" \
-		>"$NT_TMP/$ifc.$NT_RUN.log" 2>&1 &
-	NT_DPID[$ifc]=$!
-	nt_until "$NT_TIMEOUT" nt_sock_ready "$ifc" || nt_fail "the driver for $ifc did not start"
-}
+CF_ENV=(WGD_RERESOLVE_SECONDS=12)
+NT_LOG_LEVEL=debug
 
 # within SECONDS COMMAND...: COMMAND succeeds within SECONDS of wall time
 # (nt_until counts polls, which a slow COMMAND stretches).
@@ -62,9 +52,9 @@ within() {
 	return 1
 }
 
-log_of() { cat "$NT_TMP/$1.$NT_RUN.log"; }
-count_in_log() { log_of "$1" | grep -c -- "$2"; }
+count_in_log() { cf_log "$1" | grep -c -- "$2"; }
 has_endpoint() { [ "$(nt_wg "$1" show "$1" endpoints | awk -v k="$2" '$1 == k { print $2 }')" = "$3" ]; }
+status_of() { awk -v k="$2:" '$1 == k { $1 = ""; print }' "$1/status"; }
 
 nt_topo
 IF_A=$(nt_name wg a)
@@ -79,21 +69,46 @@ printf 'hosts: files\n' >"$ETC_NS/nsswitch.conf"
 HOSTS=$ETC_NS/hosts
 printf '127.0.0.1 localhost\n192.0.2.2 peerb.test\n' >"$HOSTS"
 
-dn_driver "$NS_A" "$IF_A" "$(hexkey "${NT_PUB[$IF_B]}")" peerb.test "$NT_PORT" \
-	"$(hexkey "$PUB_C")" nothere.test "$NT_PORT"
+cf_write "$NT_TMP/$IF_A.conf" <<END
+[Interface]
+PrivateKey = $(cat "${NT_PRIV[$IF_A]}")
+ListenPort = $NT_PORT
+Address = 198.51.100.1/24
+Table = off
+
+[Peer]
+PublicKey = ${NT_PUB[$IF_B]}
+AllowedIPs = 198.51.100.2/32
+Endpoint = peerb.test:$NT_PORT
+
+[Peer]
+PublicKey = $PUB_C
+AllowedIPs = 198.51.100.3/32
+Endpoint = nothere.test:$NT_PORT
+END
 nt_daemon "$NS_B" "$IF_B" wgd
-nt_wg "$IF_A" set "$IF_A" private-key "${NT_PRIV[$IF_A]}" listen-port "$NT_PORT" \
-	peer "${NT_PUB[$IF_B]}" allowed-ips 198.51.100.2/32 || nt_fail "wg set $IF_A"
 nt_wg "$IF_B" set "$IF_B" private-key "${NT_PRIV[$IF_B]}" listen-port "$NT_PORT" \
 	peer "${NT_PUB[$IF_A]}" allowed-ips 198.51.100.1/32 || nt_fail "wg set $IF_B"
-nt_addr "$IF_A" 198.51.100.1/24 fd00:2::1/64
 nt_addr "$IF_B" 198.51.100.2/24 fd00:2::2/64
+cf_start "$NS_A" "$IF_A" "$NT_TMP/$IF_A.conf" --user nobody
 
 # 1. The name resolves.
 nt_until "$NT_TIMEOUT" has_endpoint "$IF_A" "${NT_PUB[$IF_B]}" "192.0.2.2:$NT_PORT" ||
 	nt_fail "peerb.test did not become b's endpoint: $(nt_wg "$IF_A" show "$IF_A" endpoints)"
 nt_ping "$IF_A" 198.51.100.2 || nt_fail "no ping through the tunnel to peerb.test"
 nt_ok "peerb.test resolved to 192.0.2.2, the tunnel pings"
+main=/proc/${NT_DPID[$IF_A]}
+[ "$(status_of "$main" NoNewPrivs)" = " 1" ] || nt_fail "the daemon did not drop its privileges"
+threads=0
+for t in "$main"/task/*; do
+	threads=$((threads + 1))
+	for k in Uid Gid NoNewPrivs CapBnd CapPrm CapEff; do
+		[ "$(status_of "$t" "$k")" = "$(status_of "$main" "$k")" ] ||
+			nt_fail "thread ${t##*/}: $k is$(status_of "$t" "$k"), the daemon's$(status_of "$main" "$k")"
+	done
+done
+[ "$threads" -ge 2 ] || nt_fail "no resolver thread"
+nt_ok "all $threads threads run with the dropped user, capabilities and no_new_privs"
 
 # 2. b moves, the name follows; a's pings fail until a re-resolves.  b
 # forgets a (its session and the endpoint it learnt), so that it cannot
@@ -108,7 +123,7 @@ t0=$(date +%s)
 within 60 nt_x "$NS_A" ping -q -c 1 -W 1 198.51.100.2 ||
 	nt_fail "the tunnel did not follow peerb.test to 192.0.2.12 within 60 s"
 has_endpoint "$IF_A" "${NT_PUB[$IF_B]}" "192.0.2.12:$NT_PORT" || nt_fail "b's endpoint is not 192.0.2.12"
-log_of "$IF_A" | grep -q "peerb.test:$NT_PORT: the peer's endpoint is now 192.0.2.12:$NT_PORT" ||
+cf_log "$IF_A" | grep -q "peerb.test:$NT_PORT: the peer's endpoint is now 192.0.2.12:$NT_PORT" ||
 	nt_fail "the move is not logged"
 nt_ok "b moved to 192.0.2.12 and the tunnel followed the name after $(($(date +%s) - t0)) s"
 
@@ -122,10 +137,11 @@ nt_wg "$IF_B" set "$IF_B" peer "${NT_PUB[$IF_A]}" allowed-ips 198.51.100.1/32 \
 	endpoint "192.0.2.1:$NT_PORT" || nt_fail "re-add a on b"
 nt_ping "$IF_B" 198.51.100.1 || nt_fail "no ping from b after roaming"
 has_endpoint "$IF_A" "${NT_PUB[$IF_B]}" "192.0.2.22:$NT_PORT" || nt_fail "a did not learn b's roaming address"
-kept=$(count_in_log "$IF_A" "peerb.test:$NT_PORT is 192.0.2.12:$NT_PORT; the peer's endpoint is kept")
+KEPT="peerb.test:$NT_PORT is 192.0.2.12:$NT_PORT; the peer's endpoint is kept"
+kept=$(count_in_log "$IF_A" "$KEPT")
+kept_again() { [ "$(count_in_log "$IF_A" "$KEPT")" -gt "$kept" ]; }
 kill -HUP "${NT_DPID[$IF_A]}" || nt_fail "SIGHUP"
-nt_until "$NT_TIMEOUT" test "$(count_in_log "$IF_A" "peerb.test:$NT_PORT is 192.0.2.12:$NT_PORT; the peer's endpoint is kept")" -gt "$kept" ||
-	nt_fail "the reload did not re-resolve peerb.test (or moved b)"
+nt_until "$NT_TIMEOUT" kept_again || nt_fail "the reload did not re-resolve peerb.test (or moved b)"
 has_endpoint "$IF_A" "${NT_PUB[$IF_B]}" "192.0.2.22:$NT_PORT" ||
 	nt_fail "the re-resolution moved b back from where it roamed: $(nt_wg "$IF_A" show "$IF_A" endpoints)"
 nt_ping "$IF_A" 198.51.100.2 || nt_fail "no ping to b at its roaming address"
@@ -134,15 +150,13 @@ nt_ok "b roamed to 192.0.2.22 while handshaking; a reload's re-resolution left i
 # 4. The name that did not resolve: one error in the log, though tried
 # again and again; the daemon runs on, and takes the name when it appears.
 [ "$(count_in_log "$IF_A" "endpoint nothere.test:$NT_PORT: nothere.test: .*trying again")" = 1 ] ||
-	nt_fail "nothere.test's failure is not logged exactly once: $(log_of "$IF_A" | grep nothere | head -5)"
+	nt_fail "nothere.test's failure is not logged exactly once: $(cf_log "$IF_A" | grep nothere | head -5)"
 printf '127.0.0.1 localhost\n192.0.2.12 peerb.test\n192.0.2.99 nothere.test\n' >"$HOSTS"
 nt_until 30 has_endpoint "$IF_A" "$PUB_C" "192.0.2.99:$NT_PORT" ||
 	nt_fail "nothere.test was not retried once it resolved"
-log_of "$IF_A" | grep -q "endpoint nothere.test:$NT_PORT resolves again" || nt_fail "the recovery is not logged"
-nt_gone "${NT_DPID[$IF_A]}" && nt_fail "the driver died"
+cf_log "$IF_A" | grep -q "endpoint nothere.test:$NT_PORT resolves again" || nt_fail "the recovery is not logged"
 nt_ok "nothere.test: logged once, retried, taken when it resolved"
-nt_stop_daemon "$IF_A"
-[ "$NT_BAD" = 0 ] || nt_fail "the driver did not stop cleanly"
+cf_stop "$IF_A"
 
 # 5. A lookup that hangs: a DNS server (a socket that never answers) and a
 # name only DNS knows.  SIGTERM while it runs.
@@ -157,7 +171,16 @@ queued() { ip netns exec "$NS_A" ss -uanH 'sport = :53' | awk '$2 > 0 { f = 1 } 
 nt_until "$NT_TIMEOUT" sh -c "ip netns exec '$NS_A' ss -uanH 'sport = :53' | grep -q ." ||
 	nt_fail "the silent DNS server did not start"
 IF_C=$(nt_name wg c)
-dn_driver "$NS_A" "$IF_C" "$(hexkey "${NT_PUB[$IF_B]}")" slow.test "$NT_PORT"
+cf_write "$NT_TMP/$IF_C.conf" <<END
+[Interface]
+PrivateKey = $(cat "${NT_PRIV[$IF_A]}")
+
+[Peer]
+PublicKey = ${NT_PUB[$IF_B]}
+AllowedIPs = 198.51.100.2/32
+Endpoint = slow.test:$NT_PORT
+END
+cf_start "$NS_A" "$IF_C" "$NT_TMP/$IF_C.conf" --user nobody
 nt_until "$NT_TIMEOUT" queued || nt_fail "no DNS query for slow.test"
 pid=${NT_DPID[$IF_C]}
 t0=$(date +%s%N)
@@ -165,8 +188,9 @@ kill -TERM "$pid"
 nt_wait_gone "$pid" 2.5 || nt_fail "the daemon did not exit within 2.5 s of SIGTERM during a lookup"
 wait "$pid"
 st=$?
+unset "NT_DPID[$IF_C]"
 [ "$st" = 0 ] || nt_fail "the daemon exited with status $st"
-log_of "$IF_C" | grep -q "the lookup of slow.test is still running; not waiting for it" ||
+cf_log "$IF_C" | grep -q "a name lookup is still running; not waiting for it" ||
 	nt_fail "the abandoned lookup is not logged"
 nt_ok "SIGTERM during a hanging lookup: exited after $((($(date +%s%N) - t0) / 1000000)) ms"
 echo "PASS"

@@ -17,7 +17,7 @@
 
 #include "daemon/dnspolicy.h"
 
-#define S 1000000000ull
+#define S 1u		/* the policy counts whole seconds */
 
 static unsigned int failures;
 
@@ -47,7 +47,7 @@ static union config_endpoint v6(const char *a, uint16_t port, uint32_t scope)
 
 static void test_init(void)
 {
-	static const struct { const char *s; bool ok; uint32_t stale; uint64_t interval, retry; } t[] = {
+	static const struct { const char *s; bool ok; uint32_t stale; uint32_t interval, retry; } t[] = {
 		{ NULL, true, 135, 33 * S, 5 * S },
 		{ "135", true, 135, 33 * S, 5 * S },
 		{ "10", true, 10, 2 * S, 2 * S },
@@ -71,8 +71,8 @@ static void test_init(void)
 
 		CHECK(ok == t[i].ok);
 		CHECK(p.stale_s == t[i].stale);
-		CHECK(p.interval_ns == t[i].interval);
-		CHECK(p.retry_ns == t[i].retry);
+		CHECK(p.interval_s == t[i].interval);
+		CHECK(p.retry_s == t[i].retry);
 	}
 }
 
@@ -127,7 +127,7 @@ static void test_first(void)
 	union config_endpoint none = { .addr.sa_family = AF_UNSPEC };
 	struct dnspolicy p;
 	struct dnspolicy_name n = given();
-	uint64_t t = 1000 * S;
+	uint32_t t = 1000 * S;
 
 	dnspolicy_init(&p, NULL);
 	/* Due at once, fresh peer or not; one query out at a time. */
@@ -162,11 +162,11 @@ static void test_first(void)
 
 static void test_failures(void)
 {
-	static const uint64_t waits[] = { 5, 10, 20, 33, 33, 33 };
+	static const uint32_t waits[] = { 5, 10, 20, 33, 33, 33 };
 	union config_endpoint a = v4("192.0.2.2", 51820), none = { .addr.sa_family = AF_UNSPEC };
 	struct dnspolicy p;
 	struct dnspolicy_name n = given();
-	uint64_t t = 50 * S;
+	uint32_t t = 50 * S;
 	size_t i;
 
 	dnspolicy_init(&p, NULL);
@@ -190,7 +190,7 @@ static void test_failures(void)
 }
 
 /*
- * The whole cycle against a simulated peer, one tick (retry_ns) at a time
+ * The whole cycle against a simulated peer, one tick (retry_s) at a time
  * for a day: how many lookups it makes, where the peer's endpoint ends up.
  * hs_every: the peer completes a handshake every so many seconds (0: never);
  * resolves: whether the name resolves; move_at: the second from which it
@@ -198,13 +198,13 @@ static void test_failures(void)
  * packets move the peer to r.
  */
 struct sim {
-	uint64_t hs_every, move_at, roam_at;
+	uint32_t hs_every, move_at, roam_at;
 	bool resolves;
 	unsigned int lookups;
 	union config_endpoint ep;
 };
 
-static void simulate(struct sim *s, const char *stale_s, uint64_t seconds)
+static void simulate(struct sim *s, const char *stale_s, uint32_t seconds)
 {
 	union config_endpoint a = v4("192.0.2.2", 51820), b = v4("192.0.2.12", 51820);
 	union config_endpoint r = v4("203.0.113.7", 40000);
@@ -212,19 +212,19 @@ static void simulate(struct sim *s, const char *stale_s, uint64_t seconds)
 	struct dnspolicy p;
 	struct dnspolicy_name n = given();
 	int64_t hs = 0;
-	uint64_t t;
+	uint32_t t;
 
 	dnspolicy_init(&p, stale_s);
 	memset(&s->ep, 0, sizeof(s->ep));
 	s->lookups = 0;
-	for (t = 0; t <= seconds * S; t += p.retry_ns) {
-		uint64_t sec = t / S;
+	for (t = 0; t <= seconds * S; t += p.retry_s) {
+		uint32_t sec = t / S;
 		bool stale;
 
 		/* The first handshake one tick after the endpoint is known. */
 		if (s->hs_every && s->ep.addr.sa_family && (!hs || sec % s->hs_every == 0))
 			hs = wall0 + (int64_t)sec;
-		if (s->roam_at && sec >= s->roam_at && sec < s->roam_at + p.retry_ns / S)
+		if (s->roam_at && sec >= s->roam_at && sec < s->roam_at + p.retry_s / S)
 			s->ep = r;
 		stale = dnspolicy_stale(&p, hs, wall0 + (int64_t)sec);
 		if (!dnspolicy_due(&n, stale, t))
