@@ -9,8 +9,8 @@
  * Table, DNS, PreUp, PostUp, PreDown, PostDown and SaveConfig; in wg's
  * format those are errors, as wg setconf makes them.  Keys are matched
  * without regard to case, '#' starts a comment, blank lines are ignored,
- * and list values (Address, DNS, AllowedIPs) may be comma-separated and
- * repeated.
+ * and list values (Address, DNS, AllowedIPs) may be separated by commas or
+ * whitespace and repeated.  doc/man/wgd.conf.5 describes the format.
  *
  * The wg part lands in the daemon's one configuration model
  * (daemon/config.h), ready for device_config_set(): the parser sets

@@ -170,16 +170,19 @@ static uint8_t netcfg_table8(uint32_t table)
 /* Adds (NLM_F_EXCL: an existing one is an error the caller sorts out) or removes o. */
 static int netcfg_send(struct netcfg *nc, const struct netcfg_obj *o, bool add)
 {
+	static const uint16_t types[][2] = {
+		[NETCFG_ADDR] = { RTM_DELADDR, RTM_NEWADDR },
+		[NETCFG_ROUTE] = { RTM_DELROUTE, RTM_NEWROUTE },
+		[NETCFG_RULE] = { RTM_DELRULE, RTM_NEWRULE },
+	};
 	uint8_t buf[256] __attribute__((aligned(4)));
 	size_t alen = netcfg_alen(o->family);
-	struct nlmsghdr *nlh;
+	struct nlmsghdr *nlh = netcfg_msg(nc, buf, types[o->kind][add],
+					  NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_EXCL : 0));
 
 	if (o->kind == NETCFG_ADDR) {
-		struct ifaddrmsg *ifa;
+		struct ifaddrmsg *ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
 
-		nlh = netcfg_msg(nc, buf, add ? RTM_NEWADDR : RTM_DELADDR,
-				 NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_EXCL : 0));
-		ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
 		ifa->ifa_family = o->family;
 		ifa->ifa_prefixlen = o->len;
 		/* The address is ours alone: no duplicate detection to wait for. */
@@ -188,11 +191,8 @@ static int netcfg_send(struct netcfg *nc, const struct netcfg_obj *o, bool add)
 		mnl_attr_put(nlh, IFA_LOCAL, alen, o->addr);
 		mnl_attr_put(nlh, IFA_ADDRESS, alen, o->addr);
 	} else if (o->kind == NETCFG_ROUTE) {
-		struct rtmsg *rtm;
+		struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
 
-		nlh = netcfg_msg(nc, buf, add ? RTM_NEWROUTE : RTM_DELROUTE,
-				 NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_EXCL : 0));
-		rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
 		rtm->rtm_family = o->family;
 		rtm->rtm_dst_len = o->len;
 		rtm->rtm_table = netcfg_table8(o->table);
@@ -205,11 +205,8 @@ static int netcfg_send(struct netcfg *nc, const struct netcfg_obj *o, bool add)
 			mnl_attr_put(nlh, RTA_DST, alen, o->addr);
 		mnl_attr_put_u32(nlh, RTA_OIF, (uint32_t)nc->nl.ifindex);
 	} else {
-		struct fib_rule_hdr *frh;
+		struct fib_rule_hdr *frh = mnl_nlmsg_put_extra_header(nlh, sizeof(*frh));
 
-		nlh = netcfg_msg(nc, buf, add ? RTM_NEWRULE : RTM_DELRULE,
-				 NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_EXCL : 0));
-		frh = mnl_nlmsg_put_extra_header(nlh, sizeof(*frh));
 		frh->family = o->family;
 		frh->table = netcfg_table8(o->table);
 		frh->action = FR_ACT_TO_TBL;
@@ -485,7 +482,7 @@ static int netcfg_remove(struct netcfg *nc, const struct netcfg_obj *o)
 		ret = 0;
 	if (!ret) {
 		netcfg_describe(what, sizeof(what), o);
-		log_info("%s: removed %s", nc->ifname, what);
+		log_info("removed %s", what);
 	}
 	return ret;
 }
@@ -510,7 +507,7 @@ static int netcfg_remove_unwanted(struct netcfg *nc, const struct netcfg_obj *wa
 				continue;
 			netcfg_fail(err, errlen, "remove", &o, r);
 			if (!want)
-				log_error("%s: %s", nc->ifname, err);
+				log_error("%s", err);
 			ret = r;
 		}
 		/* Kept: packed at the end, from i upwards (already read). */
@@ -552,7 +549,7 @@ static int netcfg_add(struct netcfg *nc, struct netcfg_obj *o, size_t known, cha
 	if (ret < 0)
 		return netcfg_fail(err, errlen, "add", o, ret);
 	netcfg_describe(what, sizeof(what), o);
-	log_info("%s: added %s", nc->ifname, what);
+	log_info("added %s", what);
 	ret = netcfg_record(nc, o);
 	if (ret < 0) {
 		netcfg_send(nc, o, false);
@@ -582,7 +579,7 @@ static int netcfg_link(struct netcfg *nc, const struct netcfg_want *w, uint32_t 
 		}
 		if (!nc->old_mtu)
 			nc->old_mtu = ev.mtu;
-		log_info("%s: MTU %u", nc->ifname, mtu);
+		log_info("MTU %u", mtu);
 	}
 	nc->mtu = mtu;
 	ret = ev.up ? 0 : netlink_set_up(&nc->nl, true);
@@ -694,7 +691,7 @@ static int netcfg_wanted(struct netcfg *nc, const struct netcfg_want *w, struct 
 		memcpy(want[n++].addr, r->addr, sizeof(r->addr));
 	}
 	if (skipped && !nc->warned_ipv6) {
-		log_error("%s: IPv6 is disabled: its addresses, routes and rules are skipped", nc->ifname);
+		log_error("IPv6 is disabled on %s: its addresses, routes and rules are skipped", nc->ifname);
 		nc->warned_ipv6 = true;
 	}
 	*table = 0;
@@ -771,12 +768,12 @@ void netcfg_teardown(struct netcfg *nc)
 
 	netcfg_remove_unwanted(nc, NULL, 0, err, sizeof(err));
 	if (netcfg_src_valid(nc, false, err, sizeof(err)) < 0)
-		log_error("%s: %s", nc->ifname, err);
+		log_error("%s", err);
 	/* A link that is gone (ENODEV) needs nothing restored. */
 	if (nc->old_mtu) {
 		ret = netlink_set_mtu(&nc->nl, nc->old_mtu);
 		if (ret < 0 && ret != -ENODEV)
-			log_error("%s: cannot restore the MTU %u: %s", nc->ifname, nc->old_mtu, strerror(-ret));
+			log_error("cannot restore the MTU %u of %s: %s", nc->old_mtu, nc->ifname, strerror(-ret));
 	}
 	/*
 	 * The link stays up: down, the kernel would drop every route out of

@@ -3,7 +3,9 @@
  * Route netlink (libmnl): sets the interface MTU and watches link, address
  * and route events, so the daemon learns MTU and up/down changes, exits when
  * its interface is deleted, and forgets cached source addresses that went
- * away or that a route change may have made the wrong choice.
+ * away or that a route change may have made the wrong choice.  Its one
+ * request function also carries daemon/netcfg.c's addresses, routes and
+ * rules.
  */
 #ifndef WGD_NETLINK_H
 #define WGD_NETLINK_H

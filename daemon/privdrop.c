@@ -13,6 +13,10 @@
  *      the file ones, inheritable = none (which also empties the ambient set);
  *   5. PR_SET_NO_NEW_PRIVS, and a check that setuid(0) now fails.
  *
+ * prctl() and capset() act on the calling thread alone (glibc carries only
+ * the set*id calls to every thread): the drop must come before any other
+ * thread exists, as it does (dnsnames starts its resolver on the loop).
+ *
  * The file capabilities (CAP_DAC_OVERRIDE, and CAP_FOWNER for a sticky run
  * directory) stay out of the effective set except between
  * privdrop_file_begin() and privdrop_file_end(): the socket's lstat() and
@@ -24,6 +28,7 @@
 
 #include <errno.h>
 #include <grp.h>
+#include <limits.h>
 #include <linux/capability.h>
 #include <pwd.h>
 #include <stdarg.h>
@@ -92,34 +97,45 @@ static void cap_list(char *buf, size_t len, capmask m)
 		snprintf(buf, len, "none");
 }
 
+/* Whether uid/gid (primary group only) has the owner-class bits want on st. */
+static bool may(const struct stat *st, uid_t uid, gid_t gid, mode_t want)
+{
+	if (st->st_uid != uid)
+		want >>= st->st_gid == gid ? 3 : 6;
+	return (st->st_mode & want) == want;
+}
+
 /*
- * The capabilities the socket file's removal at exit needs: none when the
- * run directory is writable and searchable for uid/gid, else DAC_OVERRIDE;
- * in a sticky directory the user does not own, the root-owned socket can be
- * unlinked only with FOWNER as well.
+ * The capabilities the socket file's lstat() and unlink() at exit need:
+ * none when the run directory is writable and every directory on the way
+ * searchable for uid/gid, else DAC_OVERRIDE; in a sticky directory the user
+ * does not own, the root-owned socket can be unlinked only with FOWNER.
  */
 static capmask run_dir_caps(uid_t uid, gid_t gid)
 {
 	const char *dir = getenv("WGD_RUN_DIR");
+	mode_t want = S_IWUSR | S_IXUSR;
+	char path[PATH_MAX];
 	capmask m = 0;
 	struct stat st;
-	mode_t want;
+	char *slash;
 
 	if (!dir || !*dir)
 		dir = CONTROL_RUN_DIR;
-	if (stat(dir, &st) < 0)
+	if (strlen(dir) >= sizeof(path) || stat(dir, &st) < 0)
 		return CAPBIT(CAP_DAC_OVERRIDE);
-	if (st.st_uid == uid)
-		want = S_IWUSR | S_IXUSR;
-	else if (st.st_gid == gid)
-		want = S_IWGRP | S_IXGRP;
-	else
-		want = S_IWOTH | S_IXOTH;
-	if ((st.st_mode & want) != want)
-		m |= CAPBIT(CAP_DAC_OVERRIDE);
 	if ((st.st_mode & S_ISVTX) && st.st_uid != uid)
 		m |= CAPBIT(CAP_FOWNER);
-	return m;
+	strcpy(path, dir);
+	for (;;) {
+		if (stat(path, &st) < 0 || !may(&st, uid, gid, want))
+			return m | CAPBIT(CAP_DAC_OVERRIDE);
+		want = S_IXUSR;
+		slash = strrchr(path, '/');
+		if (!slash || slash == path)
+			return m;
+		*slash = '\0';
+	}
 }
 
 /* The permitted set now (0 if it cannot be read). */

@@ -18,6 +18,8 @@
 
 #include "daemon/conffile.h"
 
+#include "tests/ctgrind.h"
+
 static unsigned long failures, checks;
 
 static bool check(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -749,8 +751,46 @@ static void test_load(void)
 	rmdir(dir);
 }
 
-int main(void)
+/*
+ * Constant time (ctgrind): the key's base64 characters (all but the '=' at
+ * the end, which every key has) and its bytes are marked undefined for
+ * memcheck, which then reports any branch or memory index that depends on
+ * them.  Only the verdict valid/invalid is declassified.
+ */
+static int test_ct(void)
 {
+	uint8_t key[CONFIG_KEY_LEN];
+	char b64[45];
+	bool ok;
+
+	if (!RUNNING_ON_VALGRIND) {
+		printf("test_conffile --ct: not under valgrind, skipped\n");
+		return 77;
+	}
+	for (int bad = 0; bad < 3; bad++) {
+		memcpy(b64, K4, sizeof(b64));
+		if (bad == 1)
+			b64[20] = '*';	/* not base64 */
+		if (bad == 2)
+			b64[42] = 'B';	/* the two bits that must be 0 */
+		VALGRIND_MAKE_MEM_UNDEFINED(b64, 43);
+		ok = conffile_key_from_base64(key, b64, 44);
+		VALGRIND_MAKE_MEM_DEFINED(&ok, sizeof(ok));
+		check(ok == !bad, "ct decode %d", bad);
+	}
+	key_bytes(key, 4);
+	VALGRIND_MAKE_MEM_UNDEFINED(key, sizeof(key));
+	conffile_key_to_base64(b64, key);
+	VALGRIND_MAKE_MEM_DEFINED(b64, sizeof(b64));
+	check(strcmp(b64, K4) == 0, "ct encode");
+	printf("test_conffile --ct: %lu checks, %lu failures\n", checks, failures);
+	return failures ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "--ct") == 0)
+		return test_ct();
 	test_base64();
 	test_every_key();
 	test_wg_format();

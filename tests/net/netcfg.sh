@@ -315,8 +315,24 @@ tool_exit
 expect "the namespace after a full tunnel" "$(snapshot)" "$BEFORE"
 nt_ok "full tunnel reloads: FwMark's table, one family at a time, src_valid_mark restored; teardown as before"
 
+# ---- the link deleted under the daemon: teardown still removes the rules ----
+RULES=$(rules_all)
+want "addr 10.8.0.1/24" "route 0.0.0.0/0" "route ::/0" "route 10.9.0.0/24"
+tool_start
+expect "full tunnel before the link goes" "$ANS" "fwmark 51821 mtu 1420"
+ip -n "$NS" link del "$TUN" || nt_fail "cannot delete $TUN"
+tool_down
+expect "rules after teardown without the link" "$(rules_all)" "$RULES"
+expect "src_valid_mark after teardown without the link" "$(nsx sysctl -n net.ipv4.conf.all.src_valid_mark)" 0
+expect "complaints of teardown without the link" "$(grep -c 'cannot' "$TOOL_LOG")" 0
+tool_exit
+expect "the namespace after the link went" "$(snapshot)" "$BEFORE"
+nt_ok "the link deleted first: teardown removes the rules and restores src_valid_mark, quietly"
+
 # ---- an identical rule of the administrator's: ours goes before it, and it stays ----
+# (and src_valid_mark=1 already: left as it is)
 ip -n "$NS" rule add table main suppress_prefixlength 0
+nsx sysctl -qw net.ipv4.conf.all.src_valid_mark=1
 BEFORE=$(snapshot)
 want "route 0.0.0.0/0"
 tool_start
@@ -328,7 +344,8 @@ tool_exit
 expect "the namespace after the administrator's rule" "$(snapshot)" "$BEFORE"
 ip -n "$NS" rule del table main suppress_prefixlength 0
 ip -n "$NS" route del 10.99.0.0/24 dev "$VETH" table 51820
-nt_ok "beside an identical rule of the administrator's: ours in front, theirs left alone"
+nsx sysctl -qw net.ipv4.conf.all.src_valid_mark=0
+nt_ok "beside an identical rule of the administrator's: ours in front, theirs left alone; src_valid_mark=1 kept"
 
 # ---- IPv6 disabled: IPv4 goes on, one warning ----
 nsx sysctl -qw net.ipv6.conf.all.disable_ipv6=1

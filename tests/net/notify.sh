@@ -5,8 +5,9 @@
 # wgd -f with $NOTIFY_SOCKET set to a datagram socket this test binds (a
 # path, then an abstract name) sends
 # - READY=1 once it serves: at that moment the control socket answers a
-#   get, and the sender (SCM_CREDENTIALS) is the daemon's pid already running
-#   as the --user it dropped to;
+#   get (with -c FILE, showing the file's listen port: the file is applied),
+#   and the sender (SCM_CREDENTIALS) is the daemon's pid already running as
+#   the --user it dropped to;
 # - STOPPING=1 at exit (SIGTERM), from the same pid, after the drop too;
 # and nothing else.
 
@@ -18,8 +19,9 @@ NS=$(nt_name "" x)
 nt_netns "$NS"
 
 # listen ADDRESS LOG: bind ADDRESS (a path or @name), log every datagram as
-# "PID UID STATE-LINES SERVING" (SERVING: whether a get=1 on the control
-# socket named in $CTL was answered right then), until STOPPING=1 or 30 s.
+# "PID UID STATE-LINES GET" (GET, for READY=1: "port=N" from the answer to
+# a get=1 on the control socket right then, "-" if none), until STOPPING=1
+# or 30 s.
 listen() {
 	nt_bg "$NS" "$NT_PY" -c '
 import os, socket, struct, sys, time
@@ -46,9 +48,14 @@ def serving():
             if not d:
                 break
             buf += d
-        return b"errno=0\n" in buf
+        if b"errno=0\n" not in buf:
+            return "-"
+        for l in buf.decode().splitlines():
+            if l.startswith("listen_port="):
+                return "port=" + l[12:]
+        return "port=none"
     except OSError:
-        return False
+        return "-"
 while True:
     try:
         msg, anc, flags, _ = s.recvmsg(4096, socket.CMSG_SPACE(12))
@@ -59,19 +66,20 @@ while True:
         if level == socket.SOL_SOCKET and typ == socket.SCM_CREDENTIALS:
             pid, uid, gid = struct.unpack("iII", data[:12])
     state = msg.decode().strip().replace("\n", ",")
-    ok = serving() if "READY=1" in state else False
-    out.write("%d %d %s %s\n" % (pid, uid, state, "serving" if ok else "-")); out.flush()
+    got = serving() if "READY=1" in state else "-"
+    out.write("%d %d %s %s\n" % (pid, uid, state, got)); out.flush()
     if "STOPPING=1" in state:
         break
 ' "$1" "$2" "/var/run/wireguard/$IFC.sock"
 	nt_until 5 grep -q bound "$2" || nt_fail "the notify listener did not start"
 }
 
-# run ADDRESS WGD-ARGS...: one daemon's life; checks the datagrams.
+# run ADDRESS PORT WGD-ARGS...: one daemon's life; checks the datagrams
+# (PORT: the listen port the get at READY=1 must show, * for any).
 n=0
 run() {
-	local addr=$1 log pid want_uid lines
-	shift
+	local addr=$1 port=$2 log pid want_uid lines first
+	shift 2
 	n=$((n + 1))
 	IFC=$(nt_name wg "$n")
 	log=$NT_TMP/notify$n.log
@@ -85,8 +93,11 @@ run() {
 	nt_until "$NT_TIMEOUT" grep -q READY=1 "$log" || nt_fail "$addr: no READY=1"
 	want_uid=0
 	[ "${1:-}" = --user ] && want_uid=$(id -u "$2")
-	[ "$(sed -n 2p "$log")" = "$pid $want_uid READY=1 serving" ] ||
-		nt_fail "$addr: first datagram '$(sed -n 2p "$log")', want '$pid $want_uid READY=1 serving'"
+	[ "${1:-}" = -c ] && [ "${3:-}" = --user ] && want_uid=$(id -u "$4")
+	first=$(sed -n 2p "$log")
+	# shellcheck disable=SC2053 # PORT may be the pattern *
+	[[ "$first" == "$pid $want_uid READY=1 port="$port ]] ||
+		nt_fail "$addr: first datagram '$first', want '$pid $want_uid READY=1 port=$port'"
 	kill -TERM "$pid"
 	nt_wait_gone "$pid" 5 || nt_fail "$addr: wgd still running after SIGTERM"
 	wait "$pid" || nt_fail "$addr: exit status $? after SIGTERM"
@@ -96,12 +107,17 @@ run() {
 		nt_fail "$addr: second datagram '$(sed -n 3p "$log")', want '$pid $want_uid STOPPING=1 -'"
 	lines=$(wc -l <"$log")
 	[ "$lines" = 3 ] || nt_fail "$addr: $((lines - 1)) datagrams, want 2: $(cat "$log")"
-	nt_ok "$addr ${*:-(no options)}: READY=1 from pid $pid, uid $want_uid, serving; STOPPING=1 at exit"
+	nt_ok "$addr ${*:-(no options)}: READY=1 from pid $pid, uid $want_uid, serving (${first##* }); STOPPING=1 at exit"
 }
 
-run "$NT_TMP/notify.sock"
-run "@wgdnotify$NT_U.$RANDOM"
+run "$NT_TMP/notify.sock" "*"
+run "@wgdnotify$NT_U.$RANDOM" "*"
 # systemd's socket is reachable by every user; the daemon sends after the drop.
 chmod 0711 "$NT_TMP"
-run "$NT_TMP/notify-drop.sock" --user nobody
+run "$NT_TMP/notify-drop.sock" "*" --user nobody
+# With a file: READY=1 once it is applied (its listen port is bound).
+umask 077
+printf '[Interface]\nPrivateKey = %s\nListenPort = 51777\nAddress = 198.51.100.1/24\n' "$(wg genkey)" \
+	>"$NT_TMP/nf.conf" || nt_fail "writing the file"
+run "$NT_TMP/notify-file.sock" 51777 -c "$NT_TMP/nf.conf" --user nobody
 echo "PASS"

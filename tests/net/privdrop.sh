@@ -16,14 +16,24 @@
 # - SIGTERM: exit status 0, the socket file and the link removed;
 # - --user root, and no --user without a user "wgd": no drop, said in the log;
 #   WGD_USER=USER (for wg-quick, which passes no options) as --user USER;
+# - WGD_RUN_DIR a directory only root may enter: a change in it does not
+#   stop the daemon, the socket file's deletion does; a sticky directory
+#   all may write: CapPrm has CAP_FOWNER instead of CAP_DAC_OVERRIDE, and
+#   the socket file is removed at exit;
 # - wgd -c FILE --user USER, the file in a directory only root may enter,
 #   ListenPort 853: CapEff adds CAP_NET_BIND_SERVICE; a SIGHUP reload after
 #   the drop (the file read with CAP_DAC_OVERRIDE raised) adds a peer and
 #   moves the port to 51822, the unchanged peer keeps its session, the
 #   tunnel pings from the new port; a second reload moves it back to 853;
-#   at SIGTERM, SaveConfig writes the file with a peer added at run time.
+#   at SIGTERM, SaveConfig writes the file with a peer added at run time;
+#   every thread, the resolver's of a host-name endpoint too, has the
+#   user's ids and no-new-privileges (prctl and capset act on one thread:
+#   a thread made before the drop would keep NoNewPrivs 0);
+# - a full-tunnel file with --user: the teardown at exit, after the drop,
+#   leaves the namespace as it was (rules, routes, src_valid_mark).
 
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/conflib.sh"
 
 nt_init pd
 nt_need ss
@@ -51,6 +61,7 @@ PD_UID=$(id -u "$PD_USER")
 PD_GID=$(id -g "$PD_USER")
 
 CAP_DAC_OVERRIDE=1
+CAP_FOWNER=3
 CAP_NET_BIND_SERVICE=10
 CAP_NET_ADMIN=12
 
@@ -171,6 +182,66 @@ nt_ok "root and the absent default user keep root, logged; WGD_USER as --user; a
 nt_stop_daemon "$IF_C"
 NT_DPID[$IF_C]=
 
+nt_log "-- run directories other than /var/run/wireguard (WGD_RUN_DIR)"
+# sock_answers PATH: a get on the control socket at PATH is answered.
+sock_answers() {
+	printf 'get=1\n\n' | timeout 5 "$NT_PY" -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1]); s.sendall(sys.stdin.buffer.read())
+buf = b""
+while not buf.endswith(b"\n\n"):
+    d = s.recv(65536)
+    if not d: break
+    buf += d
+sys.exit(0 if b"errno=0" in buf else 1)
+' "$1"
+}
+# rundir_start DIR: wgd --user with WGD_RUN_DIR=DIR as IF_C; sets PID.
+rundir_start() {
+	WGD_RUN_DIR=$1 ip netns exec "$NS_A" "$WGD" -f --user "$PD_USER" "$IF_C" >"$NT_TMP/$IF_C.rd.log" 2>&1 &
+	PID=$!
+	NT_DPID[$IF_C]=$PID
+	nt_until "$NT_TIMEOUT" sock_answers "$1/$IF_C.sock" || nt_fail "WGD_RUN_DIR=$1: socket not answering"
+}
+# A directory only root may enter: CAP_DAC_OVERRIDE raised for the lstat
+# after each inotify event and for the unlink.
+mkdir -m 0700 "$NT_TMP/run" || nt_fail "mkdir run"
+rundir_start "$NT_TMP/run"
+touch "$NT_TMP/run/other" && rm "$NT_TMP/run/other"
+sleep 0.5
+nt_gone "$PID" && nt_fail "a change in the root-only run directory stopped the daemon"
+rm "$NT_TMP/run/$IF_C.sock"
+nt_wait_gone "$PID" 5 || nt_fail "the deletion of the socket file did not stop the daemon after the drop"
+wait "$PID"
+NT_DPID[$IF_C]=
+nt_ok "root-only run directory: another file's change ignored, the socket's deletion seen"
+# A sticky directory everyone may write: no CAP_DAC_OVERRIDE needed, but
+# CAP_FOWNER to unlink the root-owned socket file.
+mkdir -m 1777 "$NT_TMP/sticky" && chmod 1777 "$NT_TMP/sticky" || nt_fail "mkdir sticky"
+chmod 0711 "$NT_TMP"
+rundir_start "$NT_TMP/sticky"
+want_prm=$(capmask $CAP_NET_ADMIN $CAP_FOWNER)
+[ "$(status "$PID" CapPrm)" = "$want_prm" ] || nt_fail "sticky run directory: CapPrm $(status "$PID" CapPrm), want $want_prm"
+kill -TERM "$PID"
+nt_wait_gone "$PID" 5 || nt_fail "sticky run directory: still running after SIGTERM"
+wait "$PID" || nt_fail "sticky run directory: exit status $?"
+NT_DPID[$IF_C]=
+[ -e "$NT_TMP/sticky/$IF_C.sock" ] && nt_fail "sticky run directory: the socket file is left behind"
+chmod 0700 "$NT_TMP"
+nt_ok "sticky run directory: CapPrm $want_prm (cap_fowner, no cap_dac_override); socket removed"
+# The same directory inside one only root may enter: the way there needs
+# CAP_DAC_OVERRIDE as well.
+rundir_start "$NT_TMP/sticky"
+want_prm=$(capmask $CAP_NET_ADMIN $CAP_FOWNER $CAP_DAC_OVERRIDE)
+[ "$(status "$PID" CapPrm)" = "$want_prm" ] || nt_fail "sticky run directory in a root-only one: CapPrm $(status "$PID" CapPrm), want $want_prm"
+kill -TERM "$PID"
+nt_wait_gone "$PID" 5 || nt_fail "sticky run directory: still running after SIGTERM"
+wait "$PID" || nt_fail "sticky run directory: exit status $?"
+NT_DPID[$IF_C]=
+[ -e "$NT_TMP/sticky/$IF_C.sock" ] && nt_fail "sticky run directory in a root-only one: the socket file is left behind"
+nt_ok "sticky run directory in a root-only one: CapPrm $want_prm; socket removed"
+
 nt_log "-- wgd -c FILE --user $PD_USER: reload and port changes after the drop"
 CONF=$NT_TMP/cf/$IF_A.conf
 mkdir -m 0700 "$NT_TMP/cf" || nt_fail "mkdir $NT_TMP/cf"
@@ -183,11 +254,14 @@ conf() {
 			"$(cat "${NT_PRIV[$IF_A]}")" "$port"
 		printf 'SaveConfig = true\n\n[Peer]\nPublicKey = %s\n' "${NT_PUB[$IF_B]}"
 		printf 'AllowedIPs = 198.51.100.2/32, fd00:2::2/128\nEndpoint = 192.0.2.2:%s\n' "$NT_PORT"
+		# A host-name endpoint: a resolver thread, which must have the drop too.
+		printf '\n[Peer]\nPublicKey = %s\nAllowedIPs = 10.6.6.6/32\nEndpoint = localhost:9\n' "$PEER_N"
 		for extra in "$@"; do
 			printf '\n[Peer]\nPublicKey = %s\nAllowedIPs = 10.7.7.7/32\n' "$extra"
 		done
 	} >"$CONF.new" && chmod 0600 "$CONF.new" && mv "$CONF.new" "$CONF" || nt_fail "writing $CONF"
 }
+PEER_N=$(wg genkey | wg pubkey)
 port_is() { [ "$(nt_wg "$IF_A" show "$IF_A" listen-port)" = "$1" ]; }
 has_peer() { nt_wg "$IF_A" show "$IF_A" peers | grep -qxF "$1"; }
 conf 853
@@ -203,6 +277,15 @@ want_eff=$(capmask $CAP_NET_ADMIN $CAP_NET_BIND_SERVICE)
 want_prm=$(capmask $CAP_NET_ADMIN $CAP_NET_BIND_SERVICE $CAP_DAC_OVERRIDE)
 [ "$(status "$PID" CapEff)" = "$want_eff" ] || nt_fail "-c, port 853: CapEff $(status "$PID" CapEff), want $want_eff"
 [ "$(status "$PID" CapPrm)" = "$want_prm" ] || nt_fail "-c, port 853: CapPrm $(status "$PID" CapPrm), want $want_prm"
+threads() { [ "$(ls "/proc/$PID/task" | wc -l)" -ge 2 ]; }
+nt_until "$NT_TIMEOUT" threads || nt_fail "-c: no resolver thread for the host-name endpoint"
+for t in /proc/"$PID"/task/*; do
+	[ "$(status "$PID/task/${t##*/}" Uid)" = "$PD_UID $PD_UID $PD_UID $PD_UID" ] &&
+		[ "$(status "$PID/task/${t##*/}" NoNewPrivs)" = 1 ] &&
+		[ $((0x$(status "$PID/task/${t##*/}" CapPrm) & ~0x$want_prm)) = 0 ] ||
+		nt_fail "-c: thread ${t##*/}: $(grep -E '^(Uid|CapPrm|NoNewPrivs)' "$t/status" | tr -s '\t\n' '  ')"
+done
+nt_ok "-c: every thread (the resolver's too) runs as $PD_UID with no new privileges"
 nt_wg "$IF_B" set "$IF_B" listen-port "$NT_PORT" || nt_fail "b's port"
 nt_ping "$IF_A" 198.51.100.2 || nt_fail "-c: no ping after the drop"
 [ "$(nt_endpoint_of "$IF_B")" = "192.0.2.1:853" ] || nt_fail "-c: b sees a at $(nt_endpoint_of "$IF_B")"
@@ -235,4 +318,19 @@ NT_DPID[$IF_A]=
 grep -qF "$PEER_D" "$CONF" || nt_fail "SaveConfig after the drop did not write the run-time peer: $(tail -n 3 "$NT_TMP/$IF_A.cf.log")"
 [ -e "/var/run/wireguard/$IF_A.sock" ] && nt_fail "-c: the socket file is left behind"
 nt_ok "SIGTERM: SaveConfig wrote the file in the root-only directory; socket removed"
+
+nt_log "-- a full tunnel: the teardown after the drop removes the rules, routes and src_valid_mark"
+NS_F=$(nt_name "" f)
+IF_F=$(nt_name wg f)
+nt_netns "$NS_F"
+before=$(cf_snapshot "$NS_F")
+printf '[Interface]\nPrivateKey = %s\nAddress = 10.5.5.1/24, fd00:5::1/64\n\n[Peer]\nPublicKey = %s\nAllowedIPs = 0.0.0.0/0, ::/0\nEndpoint = 192.0.2.99:51820\n' \
+	"$(wg genkey)" "$(wg genkey | wg pubkey)" | cf_write "$NT_TMP/cf/$IF_F.conf"
+cf_start "$NS_F" "$IF_F" "$NT_TMP/cf/$IF_F.conf" --user "$PD_USER"
+[ "$(status "${NT_DPID[$IF_F]}" Uid)" = "$PD_UID $PD_UID $PD_UID $PD_UID" ] || nt_fail "full tunnel: no drop"
+[ -n "$(ip -n "$NS_F" rule show | grep suppress_prefixlength)" ] || nt_fail "full tunnel: no suppress rule"
+[ "$(ip netns exec "$NS_F" sysctl -n net.ipv4.conf.all.src_valid_mark)" = 1 ] || nt_fail "full tunnel: src_valid_mark not set"
+cf_stop "$IF_F"
+cf_same_snapshot "$before" "$(cf_snapshot "$NS_F")" "full tunnel torn down after the drop"
+nt_ok "full tunnel after the drop: rules, routes, addresses and src_valid_mark back as before"
 echo "PASS"
