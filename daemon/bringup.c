@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "crypto/util.h"
 #include "daemon/confdiff.h"
 #include "daemon/conffile.h"
 #include "daemon/dnsnames.h"
@@ -455,6 +456,7 @@ static void bringup_reload(void *ctx)
 		log_error("reload: %s", err);
 	conffile_clear(&b->cf);
 	b->cf = next;
+	crypto_wipe(&next, sizeof(next));	/* the private key, moved */
 	log_info("reloaded %s: peers %u added, %u removed, %u changed%s", b->path, sum.added,
 		 sum.removed, sum.changed, sum.device ? "; interface key or port changed" : "");
 }
@@ -480,9 +482,10 @@ int bringup_load(struct bringup **out, const char *path, char *err, size_t errle
 	/* Reloads read the same file whatever the working directory. */
 	b->path = realpath(path, NULL);
 	if (!b->path) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
 		bringup_destroy(b);
-		return -ENOMEM;
+		return ret;
 	}
 	if (exposed)
 		log_error("warning: %s is readable by other users; it holds the private key", path);

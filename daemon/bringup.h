@@ -18,16 +18,17 @@
  * Hooks run as /bin/sh -c COMMAND with every "%i" replaced by the interface
  * name, in file order, with the daemon's standard descriptors (the terminal
  * or journal; /dev/null once a daemonized wgd has detached); a failing
- * PreUp or PostUp aborts the start.  PreUp runs once the TUN device exists
- * (it is made before the daemon forks, so that "device busy" reaches the
- * caller), before anything is configured on it.
+ * PreUp or PostUp aborts the start.  While a hook runs the loop serves
+ * (control socket, packets), so that a hook may run wg(8) on %i; a signal
+ * meanwhile ends the wait (and fails a start).  PreUp runs once the TUN
+ * device exists (it is made before the daemon forks, so that "device busy"
+ * reaches the caller), before anything is configured on it.
  */
 #ifndef WGD_BRINGUP_H
 #define WGD_BRINGUP_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 
 #include "daemon/host.h"
 

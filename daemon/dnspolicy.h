@@ -8,16 +8,16 @@
  *
  * A peer is stale when it has completed no handshake for stale_s seconds,
  * or never.  135 s by default: a session in use is renewed after
- * Rekey-After-Time (120 s, WP §6.1) plus at most a Rekey-Timeout (5 s) and
- * jitter, so a peer in use is never stale, and wireguard-tools'
- * reresolve-dns practice uses the same age.
+ * Rekey-After-Time (120 s, WP §6.1), allowing three Rekey-Timeouts (5 s
+ * each) of retries, so that a peer in use is not stale.
  *
  * A name is queried at once when given (start, reload: stale or not, one
- * query out at a time), and again while its peer is stale; at most once per interval (stale_s / 4,
- * at least 1 s: 33 s by default, so that a peer that never answers costs
- * two lookups a minute).  A failed query is retried after retry (5 s, or
- * the interval if shorter), doubled at each failure in a row up to the
- * interval.  The loop checks every tick (the retry time).
+ * query out at a time), and again while its peer is stale; at most once
+ * per interval (stale_s / 4, at least 1 s: 33 s by default, so that a peer
+ * that never answers costs two lookups a minute).  A failed query is
+ * retried after retry (5 s, or the interval if shorter), doubled at each
+ * failure in a row up to the interval.  The loop checks every tick (the
+ * retry time), so a query comes up to a tick after it is due.
  *
  * An answer becomes the peer's endpoint when it differs from the endpoint
  * the peer has and either it is the name's first answer since the name was

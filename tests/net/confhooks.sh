@@ -8,7 +8,8 @@
 #     showconf %i` are answered (the daemon serves while a hook runs);
 #   - DNS goes to resolvconf (-a tun.IFNAME -m 0 -x, nameserver and search
 #     lines; -d tun.IFNAME -f at exit), here a recording stand-in in PATH;
-#     without resolvconf a warning says DNS is not set;
+#     without resolvconf a warning says DNS is not set; on reload, DNS is
+#     set again only when it changed, and removed when the file drops it;
 #   - a failing PreUp aborts the start (exit 1, the hook named, in the
 #     foreground and through the launcher), a failing PostUp too, and either
 #     leaves nothing behind;
@@ -97,6 +98,36 @@ got
 $(cat "$rl")"
 nt_ok "DNS: resolvconf -a tun.$IFC -m 0 -x with nameserver/search lines, -d at exit"
 cf_same_snapshot "$snap0" "$(cf_snapshot "$NS")" "hooks"
+
+# DNS on reload: set again only when it changed; removed with the key.
+rm -f "$rl"
+file "DNS = 192.0.2.53"
+cf_start "$NS" "$IFC" "$conf"
+reload() {
+	local n
+	n=$(grep -c "reloaded" "$NT_TMP/$IFC.$NT_RUN.log")
+	kill -HUP "${NT_DPID[$IFC]}"
+	nt_until "$NT_TIMEOUT" sh -c "[ \$(grep -c reloaded '$NT_TMP/$IFC.$NT_RUN.log') -gt $n ]" ||
+		nt_fail "no reload logged"
+}
+sed -i 's/^PrivateKey/ListenPort = 51998\nPrivateKey/' "$conf"
+reload
+sed -i 's/^DNS = 192.0.2.53/DNS = 192.0.2.54, example.net/' "$conf"
+reload
+sed -i '/^DNS/d' "$conf"
+reload
+cf_stop "$IFC"
+want_rl="args: -a tun.$IFC -m 0 -x
+nameserver 192.0.2.53
+args: -a tun.$IFC -m 0 -x
+nameserver 192.0.2.54
+search example.net
+args: -d tun.$IFC -f"
+[ "$(cat "$rl")" = "$want_rl" ] || nt_fail "DNS on reload: expected
+$want_rl
+got
+$(cat "$rl")"
+nt_ok "DNS on reload: untouched when unchanged, set again when changed, removed with the key"
 
 # Without resolvconf: a warning, and the interface comes up.
 file "DNS = 192.0.2.53"

@@ -6,8 +6,9 @@
 # pings pass to the peer's tunnel address and to a network behind it.  A
 # full-tunnel file (AllowedIPs 0.0.0.0/0, ::/0) gets wg-quick's policy rules
 # and fwmark and carries traffic without its own datagrams entering the
-# tunnel.  After SIGTERM the namespace's links, addresses, routes of every
-# table, rules and src_valid_mark are exactly what they were before.
+# tunnel.  After SIGTERM, or the link's deletion, or the socket file's, the
+# namespace's links, addresses, routes of every table, rules and
+# src_valid_mark are exactly what they were before.
 # Side b is wgd configured with wg, with 203.0.113.1 and 2001:db8:9::1 on its
 # loopback behind it.
 
@@ -102,4 +103,20 @@ nt_ok "full tunnel: traffic to b and behind it passes, no loop"
 cf_stop "$IF_A"
 cf_same_snapshot "$before" "$(cf_snapshot "$NS_A")" "full tunnel"
 nt_ok "after SIGTERM: links, addresses, routes, rules, src_valid_mark as before"
+
+# ---- the other ways out: the link deleted, the socket file removed ----
+for how in "ip link del" "socket file removed"; do
+	cf_start "$NS_A" "$IF_A" "$conf"
+	if [ "$how" = "ip link del" ]; then
+		ip -n "$NS_A" link del "$IF_A" || nt_fail "ip link del $IF_A"
+	else
+		rm "/var/run/wireguard/$IF_A.sock"
+	fi
+	pid=${NT_DPID[$IF_A]}
+	nt_wait_gone "$pid" 5 || nt_fail "$how: wgd still running after 5 s"
+	wait "$pid" || nt_fail "$how: wgd exited with status $?"
+	unset "NT_DPID[$IF_A]"
+	cf_same_snapshot "$before" "$(cf_snapshot "$NS_A")" "full tunnel, $how"
+	nt_ok "full tunnel, $how: wgd gone, its rules and routes too"
+done
 echo "PASS"
