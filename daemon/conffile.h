@@ -117,6 +117,10 @@ int conffile_load(struct conffile *cf, const char *path, enum conffile_format fm
  */
 int conffile_print(FILE *f, const struct conffile *cf, enum conffile_format fmt);
 
+/* The file Table names are looked up in (iproute2's); tests point it at
+ * their own. */
+extern const char *conffile_rt_tables;
+
 /* Keys in the files' and wg's base64 (44 characters with one '='). */
 bool conffile_key_from_base64(uint8_t key[CONFIG_KEY_LEN], const char *b64, size_t len);
 void conffile_key_to_base64(char out[45], const uint8_t key[CONFIG_KEY_LEN]);	/* NUL-terminated */
