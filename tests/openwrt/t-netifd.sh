@@ -106,6 +106,8 @@ check "wgo goes down" waitfor '[ -z "$(wgd_pid wgo)" ] || [ "$(wgd_pid wgo)" != 
 check "wgo up again with a new daemon" waitfor '[ "$(ifup_state wgo)" = True ] && [ -n "$(wgd_pid wgo)" ] && [ "$(wgd_pid wgo)" != "'"$PID1"'" ]' 100
 PID2=$(wgd_pid wgo)
 echo "new wgd pid $PID2"
+check "the first setup after it worked (the dead daemon's socket ignored)" is \
+	'! grep -q "wgd: wgo: CONFIGURATION_FAILED" "$OUT/netifd.log"'
 check "the tunnel pings p1 again" waitping 10.87.0.2
 check "and p2" waitping 10.88.0.2
 

@@ -179,11 +179,10 @@ wgd_configure() {
 
 	sock="${WGD_RUN_DIR:-/var/run/wireguard}/$config.sock"
 	if [ "$action" = setup ]; then
-		# A daemon killed with SIGKILL leaves its socket behind: one
-		# nobody answers on would pass for the new daemon's.
-		[ -S "$sock" ] && ! "$WGCTL" show "$config" >/dev/null 2>&1 && rm -f "$sock"
 		proto_run_command "$config" "$WGD_BIN" -f "$config"
 		# wgd answers on its socket once the TUN device exists (10 s).
+		# Answers, not the socket file: a daemon killed with SIGKILL
+		# leaves its file behind until the new one replaces it.
 		i=0
 		until "$WGCTL" show "$config" public-key >/dev/null 2>&1; do
 			[ $i -lt 100 ] ||
