@@ -195,6 +195,20 @@ config interface 'wgm'
 	option proto 'wgd'
 	option auto '0'
 	option private_key '$KEY_2'
+
+config interface 'wgp'
+	option proto 'wgd'
+	option auto '0'
+	option private_key '$KEY_2'
+
+config wireguard_wgp 'badpeer'
+	option public_key 'bogus'
+
+# a veth device of that name exists (t-netifd.sh)
+config interface 'wgx'
+	option proto 'wgd'
+	option auto '0'
+	option private_key '$KEY_2'
 EOF
 
 export WORK=$W TEST=wgd CONFIG_DIR=$W/config TEST_SCRIPT=$HERE/t-netifd.sh

@@ -134,6 +134,18 @@ ubus call network.interface.wgbad up
 check "bad private_key: INVALID_PRIVATE_KEY" waitfor 'has_error wgbad INVALID_PRIVATE_KEY' 50
 status_json wgbad | python3 -c 'import json,sys; s=json.load(sys.stdin); print("wgbad up:", s["up"], "errors:", s.get("errors"))'
 check "wgbad stays down, no daemon" is '[ "$(ifup_state wgbad)" = False ] && [ -z "$(wgd_pid wgbad)" ]'
+ubus call network.interface.wgp up
+check "a peer's bad public_key: INVALID_PUBLIC_KEY" waitfor 'has_error wgp INVALID_PUBLIC_KEY' 50
+ip link add wgx type veth peer name wgxp	# no dummy module on the host
+ubus call network.interface.wgx up
+check "device name taken: DEVICE_EXISTS" waitfor 'has_error wgx DEVICE_EXISTS' 50
+check "... and that device is left alone" is 'ip -d link show wgx | grep -q "veth"'
+ip link del wgx
+mount -t tmpfs tmpfs /dev/net	# this namespace's mounts only
+ubus call network.interface.wgm up
+check "no /dev/net/tun: NO_TUN" waitfor 'has_error wgm NO_TUN' 50
+ubus call network.interface.wgm down
+umount /dev/net
 mv "$O/bin/wgd" "$O/bin/wgd.away"
 ubus call network.interface.wgm up
 check "wgd missing: MISSING_WGD" waitfor 'has_error wgm MISSING_WGD' 50

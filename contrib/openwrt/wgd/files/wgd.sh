@@ -179,6 +179,12 @@ wgd_configure() {
 
 	sock="${WGD_RUN_DIR:-/var/run/wireguard}/$config.sock"
 	if [ "$action" = setup ]; then
+		# What would make wgd exit at once, named before it starts (netifd
+		# ends this script when the daemon exits during the setup).
+		[ -c /dev/net/tun ] ||
+			wgd_fail "$config" block NO_TUN "/dev/net/tun is missing (kmod-tun)"
+		[ ! -e "/sys/class/net/$config" ] ||
+			wgd_fail "$config" block DEVICE_EXISTS "a network device $config exists already"
 		proto_run_command "$config" "$WGD_BIN" -f "$config"
 		# wgd answers on its socket once the TUN device exists (10 s).
 		# Answers, not the socket file: a daemon killed with SIGKILL
