@@ -68,6 +68,9 @@ PIDS=()
 cleanup() {
 	local p
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${PIDS[@]}"; do
+		for _ in 1 2 3 4 5 6 7 8 9 10; do [ -e "/proc/$p" ] || break; sleep 0.2; done
+	done
 	for ns in "$R" "$P"; do
 		for p in $(ip netns pids "$ns" 2>/dev/null); do
 			echo "leftover in $ns: pid $p $(tr '\0' ' ' < "/proc/$p/cmdline" 2>/dev/null)"
@@ -204,6 +207,12 @@ config interface 'wgp'
 config wireguard_wgp 'badpeer'
 	option public_key 'bogus'
 
+config interface 'wgq'
+	option proto 'wgd'
+	option auto '0'
+	option private_key '$KEY_2'
+	option mtu '70000'
+
 # a veth device of that name exists (t-netifd.sh)
 config interface 'wgx'
 	option proto 'wgd'
@@ -212,7 +221,7 @@ config interface 'wgx'
 EOF
 
 export WORK=$W TEST=wgd CONFIG_DIR=$W/config TEST_SCRIPT=$HERE/t-netifd.sh
-export PUB_R PUB_1 PUB_2 PUB_3 PSK PEER_NS_PID=${PIDS[0]}
+export PUB_R PUB_1 PUB_2 PUB_3 PSK
 timeout 400 ip netns exec "$R" "$SHARED/scripts/ns-inner.sh"
 rc=$?
 echo "netifd.sh: rc=$rc"

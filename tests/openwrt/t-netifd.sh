@@ -102,6 +102,18 @@ check "route 10.86.0.0/24 gone" waitfor '! ip route | grep -q "^10.86.0.0/24"' 2
 check "peer1's session kept (same handshake time)" is "[ \"\$(dump_field wgo '$PUB_1' 4)\" = '$HS1' ]"
 check "the tunnel pings p2 (10.88.0.2)" waitping 10.88.0.2
 check "and still p1" waitping 10.87.0.2
+uci delete network.peer2.allowed_ips
+uci add_list network.peer2.allowed_ips=not-an-ip
+uci commit network
+ubus call network.interface.wgo renew
+check "a renew with a bad allowed_ips: CONFIGURATION_FAILED" waitfor 'has_error wgo CONFIGURATION_FAILED' 50
+check "... the daemon kept (pid $PID1)" is "[ \"\$(wgd_pid wgo)\" = '$PID1' ] && [ \"\$(ifup_state wgo)\" = True ]"
+check "... and its peers" is "wgctl show wgo peers | grep -qx '$PUB_2'"
+uci delete network.peer2.allowed_ips
+uci add_list network.peer2.allowed_ips=10.88.0.0/24
+uci commit network
+ubus call network.interface.wgo renew
+check "fixed and renewed: p2 pings" waitping 10.88.0.2
 
 step "kill -9 of the daemon: netifd restarts the interface"
 kill -KILL "$PID1"
@@ -110,7 +122,7 @@ check "wgo up again with a new daemon" waitfor '[ "$(ifup_state wgo)" = True ] &
 PID2=$(wgd_pid wgo)
 echo "new wgd pid $PID2"
 check "the first setup after it worked (the dead daemon's socket ignored)" is \
-	'! grep -q "wgd: wgo: CONFIGURATION_FAILED" "$OUT/netifd.log"'
+	'! grep -q "wgd: wgo: CONFIGURATION_FAILED: wgctl setconf" "$OUT/netifd.log"'
 check "the tunnel pings p1 again" waitping 10.87.0.2
 check "and p2" waitping 10.88.0.2
 
@@ -157,11 +169,17 @@ ubus call network.interface.wgm up
 waitfor "pgrep -fx '$FAKE'" 25
 FAKE_PID=$(pgrep -ofx "$FAKE")
 check "a daemon that never serves: DAEMON_NOT_RUNNING" waitfor 'has_error wgm DAEMON_NOT_RUNNING' 100
-check "... and it was stopped" waitfor "[ -n '$FAKE_PID' ] && [ ! -e /proc/$FAKE_PID ]" 25
+check "... and it was stopped" waitfor "[ -n '$FAKE_PID' ] && [ ! -e /proc/$FAKE_PID ]" 50
 ubus call network.interface.wgm down
 check "ifdown wgm stops netifd's retries" waitfor "! pgrep -fx '$FAKE'" 75
 rm -f "$O/bin/wgd"
 mv "$O/bin/wgd.away" "$O/bin/wgd"
+
+ubus call network.interface.wgq up
+check "mtu refused: INVALID_MTU" waitfor 'has_error wgq INVALID_MTU' 50
+sleep 3
+check "... once: netifd does not retry it" is '[ "$(grep -c "wgd: wgq: INVALID_MTU" "$OUT/netifd.log")" = 1 ]'
+check "... and its daemon was stopped" waitfor '[ -z "$(wgd_pid wgq)" ] && ! ip link show wgq' 25
 
 step "ifdown wgo removes everything"
 PID3=$(wgd_pid wgo)

@@ -39,16 +39,26 @@ proto_wgd_init_config() {
 }
 
 # Reports why the interface cannot come up (ubus call network.interface.NAME
-# status shows it under "errors"), stops netifd retrying where a retry cannot
-# help ("block"), stops the daemon ("kill") and ends the setup.  The error goes
-# first: once the daemon has exited netifd ends this script.
+# status shows it under "errors") and ends the setup.  The error goes first:
+# once the daemon has exited, netifd ends this script.  How:
+#   block       nothing runs yet; netifd is not to retry (a configuration
+#               error: fix it, then ifup)
+#   kill-block  the same, with the daemon started
+#   retry       stop the daemon and let netifd set up again, after a pause
+#               (netifd retries at once, and an error that persists would
+#               otherwise restart wgd several times a second)
+#   keep        a failed renew: the daemon keeps running as it was
 wgd_fail() {
 	local config="$1" how="$2" code="$3"
 	shift 3
 	echo "wgd: $config: $code: $*" >&2
 	proto_notify_error "$config" "$code" "$*"
-	[ "$how" = block ] && proto_block_restart "$config"
-	[ "$how" = kill ] && proto_kill_command "$config"
+	case "$how" in
+	keep) exit 1 ;;
+	block) proto_block_restart "$config" ;;
+	kill-block) proto_block_restart "$config"; proto_kill_command "$config" ;;
+	retry) sleep 5; proto_kill_command "$config" ;;
+	esac
 	proto_setup_failed "$config"
 	exit 1
 }
@@ -140,21 +150,24 @@ wgd_add_route() {
 wgd_configure() {
 	local config="$1" action="$2"
 	local private_key listen_port mtu fwmark addresses ip6prefix nohostroute
-	local sock i item endpoint
+	local sock i item endpoint early=block late=kill-block
+
+	# A renew that fails leaves the daemon as it was.
+	[ "$action" = renew ] && early=keep late=keep
 
 	WGCTL=$(command -v wgctl)
 	[ -x "$WGD_BIN" ] ||
-		wgd_fail "$config" block MISSING_WGD "$WGD_BIN is not installed"
+		wgd_fail "$config" $early MISSING_WGD "$WGD_BIN is not installed"
 	[ -n "$WGCTL" ] ||
-		wgd_fail "$config" block MISSING_WGCTL "wgctl is not installed"
+		wgd_fail "$config" $early MISSING_WGCTL "wgctl is not installed"
 	[ ${#config} -le 15 ] ||
-		wgd_fail "$config" block INVALID_IFNAME "an interface name has at most 15 characters"
+		wgd_fail "$config" $early INVALID_IFNAME "an interface name has at most 15 characters"
 
 	config_load network
 	wgd_private_key "$config" ||
-		wgd_fail "$config" block KEY_GENERATION_FAILED "wgctl genkey or uci failed"
+		wgd_fail "$config" $early KEY_GENERATION_FAILED "wgctl genkey or uci failed"
 	wgd_key_ok "$private_key" ||
-		wgd_fail "$config" block INVALID_PRIVATE_KEY "private_key is not a base64 WireGuard key"
+		wgd_fail "$config" $early INVALID_PRIVATE_KEY "private_key is not a base64 WireGuard key"
 	config_get listen_port "$config" listen_port
 	config_get mtu "$config" mtu
 	config_get fwmark "$config" fwmark
@@ -175,7 +188,7 @@ wgd_configure() {
 	} > "$WGD_CONF"
 	config_foreach wgd_peer "wireguard_$config"
 	[ -z "$WGD_ERROR" ] ||
-		wgd_fail "$config" block ${WGD_ERROR%% *} "${WGD_ERROR#* }: not a base64 WireGuard key"
+		wgd_fail "$config" $early ${WGD_ERROR%% *} "${WGD_ERROR#* }: not a base64 WireGuard key"
 
 	sock="${WGD_RUN_DIR:-/var/run/wireguard}/$config.sock"
 	if [ "$action" = setup ]; then
@@ -192,19 +205,19 @@ wgd_configure() {
 		i=0
 		until "$WGCTL" show "$config" public-key >/dev/null 2>&1; do
 			[ $i -lt 100 ] ||
-				wgd_fail "$config" kill DAEMON_NOT_RUNNING "wgd -f $config did not answer on $sock within 10 s"
+				wgd_fail "$config" retry DAEMON_NOT_RUNNING "wgd -f $config did not answer on $sock within 10 s"
 			sleep 0.1
 			i=$((i + 1))
 		done
 		"$WGCTL" setconf "$config" "$WGD_CONF" ||
-			wgd_fail "$config" kill CONFIGURATION_FAILED "wgctl setconf $config failed"
+			wgd_fail "$config" retry CONFIGURATION_FAILED "wgctl setconf $config failed (its message is in the log)"
 	else
 		"$WGCTL" syncconf "$config" "$WGD_CONF" ||
-			wgd_fail "$config" kill CONFIGURATION_FAILED "wgctl syncconf $config failed"
+			wgd_fail "$config" keep CONFIGURATION_FAILED "wgctl syncconf $config failed (its message is in the log); the running configuration is kept"
 	fi
 	rm -f "$WGD_CONF"
 	[ -z "$mtu" ] || ip link set dev "$config" mtu "$mtu" ||
-		wgd_fail "$config" kill INVALID_MTU "mtu $mtu refused"
+		wgd_fail "$config" $late INVALID_MTU "mtu $mtu refused"
 
 	proto_init_update "$config" 1
 	for item in $addresses; do
