@@ -10,11 +10,11 @@
  *
  * The thread starts with the first query (a configuration without names
  * has none), on the loop, with every signal blocked: the host reads them
- * from a signalfd.  At destroy the loop shuts its end for writing, which ends the
- * worker's wait for a query, and waits at most DN_STOP_WAIT_MS for the
- * worker's end to close.  A worker still inside getaddrinfo() then is left
- * to finish alone (it is detached): its answer meets a closed socket, and
- * it exits.
+ * from a signalfd.  At destroy the loop shuts its end for writing, which
+ * ends the worker's wait for a query, and waits at most DN_STOP_WAIT_MS
+ * for the worker's end to close.  A worker still inside getaddrinfo() then
+ * is left to finish alone (it is detached): its answer meets a closed
+ * socket, and it exits.
  */
 #include "daemon/dnsnames.h"
 
@@ -184,7 +184,7 @@ static void dn_failed(struct dnsnames *dn, struct dn_name *n, int ret, const cha
 {
 	dnspolicy_failed(&dn->pol, &n->st, dn_now());
 	if (ret != n->err)
-		log_error("endpoint %s:%u: %s; the peer keeps its endpoint, trying again", n->host, n->port, why);
+		log_error("endpoint %s:%u: %s; trying again", n->host, n->port, why);
 	n->err = ret;
 }
 
@@ -251,6 +251,8 @@ static void dn_run(struct dnsnames *dn, const struct dn_msg *m)
 	struct dn_name *n;
 	size_t i;
 
+	if (!m && dn->out)
+		return;
 	config_device_init(&snap);
 	if (host_config_read(dn->h, &snap) < 0) {
 		/* Out of memory: the answer is lost, the name retried. */
