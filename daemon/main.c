@@ -163,7 +163,7 @@ static int parse_operands(struct options *o, int n, char **args, const char *pro
 			return -1;
 	} else if (n == 1) {
 		o->ifname = args[0];
-		if (!valid_ifname(o->ifname, strlen(o->ifname)) && o->config) {
+		if (o->config && !valid_ifname(o->ifname, strlen(o->ifname))) {
 			fprintf(stderr, "%s: '%s' is not a valid interface name\n", prog, o->ifname);
 			return -1;
 		}

@@ -8,7 +8,8 @@
 # socket file and no address or route was made.  A file name that is no
 # interface name is refused clearly.  Then the same files, given to a
 # running daemon on SIGHUP, are refused with their line numbers and the
-# running state (wg showconf, links, addresses, routes, rules) stays as it was.
+# running state (wg showconf, links, addresses, routes, rules) stays as it was;
+# that file, readable by others, drew one warning, at start.
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/conflib.sh"
@@ -90,6 +91,7 @@ nt_ok "wgd up: a missing file is refused with its path"
 
 # ---- the same errors on reload ----
 good | cf_write "$conf"
+chmod 644 "$conf"	# others may read it: warned about once, not at each reload
 cf_start "$NS" "$IFC" "$conf"
 state() { nt_wg "$IFC" showconf "$IFC"; cf_snapshot "$NS"; }
 before=$(state)
@@ -107,5 +109,8 @@ for c in "${cases[@]}"; do
 	[ "$(state)" = "$before" ] || nt_fail "$what: the refused reload changed the running state"
 done
 nt_ok "every error refused on SIGHUP with its line; the running state unchanged"
+[ "$(grep -c "$(basename "$conf") is readable by other users; it holds the private key" \
+	"$NT_TMP/$IFC.$NT_RUN.log")" = 1 ] || nt_fail "no single warning about a file others may read"
+nt_ok "a file others may read: one warning at start"
 cf_stop "$IFC"
 echo "PASS"

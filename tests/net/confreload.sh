@@ -3,7 +3,7 @@
 #
 # SIGHUP makes wgd -c FILE re-read its file and apply only what changed:
 # a peer removed, a peer added, a peer's PersistentKeepalive changed, an
-# address added, the MTU changed; the routes follow the peers.  The session
+# address added, the MTU and FwMark changed; the routes follow the peers.  The session
 # with the unchanged peer b survives (the same handshake time to the
 # nanosecond, on both sides), and b's endpoint as learned at run time stays,
 # as b's Endpoint line did not change.  Then a file with an error is refused
@@ -28,7 +28,7 @@ X=$(wg genkey | wg pubkey)
 Y=$(wg genkey | wg pubkey)
 conf=$NT_TMP/$IF_A.conf
 
-# conf_with "PEER-X-OR-Y-SECTION" ADDRESSES MTU KEEPALIVE-LINE
+# conf_with "PEER-X-OR-Y-SECTION" ADDRESSES MTU KEEPALIVE-LINE [INTERFACE-LINE]
 conf_with() {
 	cf_write "$conf" <<EOF
 [Interface]
@@ -36,6 +36,7 @@ PrivateKey = $(cat "${NT_PRIV[$IF_A]}")
 ListenPort = $NT_PORT
 Address = $2
 MTU = $3
+${5:-}
 
 [Peer]
 PublicKey = ${NT_PUB[$IF_B]}
@@ -51,6 +52,7 @@ conf_with "[Peer]
 PublicKey = $X
 AllowedIPs = 10.7.0.0/24" "198.51.100.1/24, fd00:2::1/64" 1420 ""
 cf_start "$NS_A" "$IF_A" "$conf"
+cf_log "$IF_A" | grep -q "readable by other users" && nt_fail "a warning about a file of mode 0600"
 cf_json "$NS_A" -4 route show dev "$IF_A" 'any(r["dst"] == "10.7.0.0/24" for r in d)' ||
 	nt_fail "no route for x's 10.7.0.0/24"
 nt_ping "$IF_A" 198.51.100.2 || nt_fail "ping b before the reload"
@@ -65,7 +67,7 @@ hs_b=$(nt_handshake_ns_of "$IF_B" "${NT_PUB[$IF_A]}")
 conf_with "[Peer]
 PublicKey = $Y
 AllowedIPs = 10.8.0.0/24" "198.51.100.1/24, fd00:2::1/64, 198.51.100.11/32" 1400 \
-	"PersistentKeepalive = 25"
+	"PersistentKeepalive = 25" "FwMark = 0x1234"
 kill -HUP "${NT_DPID[$IF_A]}"
 peers_now() {
 	[ "$(nt_wg "$IF_A" show "$IF_A" peers | sort)" = "$(printf '%s\n' "${NT_PUB[$IF_B]}" "$Y" | sort)" ]
@@ -84,7 +86,8 @@ r = {x["dst"] for x in d}
 cf_json "$NS_A" addr show dev "$IF_A" '
 any(x["local"] == "198.51.100.11" for x in d[0]["addr_info"]) and d[0]["mtu"] == 1400' ||
 	nt_fail "address 198.51.100.11 and MTU 1400 expected: $(ip -n "$NS_A" addr show dev "$IF_A")"
-nt_ok "reload: routes, the new address and MTU 1400 follow the file; b's endpoint stays"
+[ "$(nt_wg "$IF_A" show "$IF_A" fwmark)" = 0x1234 ] || nt_fail "FwMark 0x1234 not applied by the reload"
+nt_ok "reload: routes, the new address, MTU 1400 and FwMark follow the file; b's endpoint stays"
 nt_ping "$IF_A" 198.51.100.2 || nt_fail "ping b after the reload"
 [ "$(nt_handshake_ns_of "$IF_A" "${NT_PUB[$IF_B]}")" = "$hs_a" ] ||
 	nt_fail "a's session with b did not survive the reload (handshake $hs_a, now $(nt_handshake_ns_of "$IF_A" "${NT_PUB[$IF_B]}"))"
