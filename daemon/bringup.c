@@ -370,11 +370,15 @@ static int bringup_netcfg(struct bringup *b, const struct conffile *cf, char *er
 /*
  * The device's state as wg showconf prints it plus the file's wg-quick
  * keys, written as wg-quick's SaveConfig does, but atomically: a temporary
- * file (0600) beside it, then rename().
+ * file (0600) beside it, given the old file's owner and group, then
+ * rename().  After a privilege drop the temporary file is created by the
+ * unprivileged user; left so, the user could write the hooks that root runs
+ * at the next start.
  */
 static int bringup_save(struct bringup *b)
 {
 	struct conffile snap = b->cf;	/* the wg-quick keys, borrowed */
+	struct stat old;
 	char *tmp;
 	FILE *f;
 	int fd, ret;
@@ -396,7 +400,11 @@ static int bringup_save(struct bringup *b)
 		if (fd >= 0)
 			close(fd);
 	} else {
-		ret = conffile_print(f, &snap, CONFFILE_QUICK);
+		ret = 0;
+		if (stat(b->path, &old) == 0 && fchown(fd, old.st_uid, old.st_gid) < 0)
+			ret = -errno;
+		if (!ret)
+			ret = conffile_print(f, &snap, CONFFILE_QUICK);
 		if (!ret && (fflush(f) || fsync(fd) < 0))
 			ret = -errno;
 		if (fclose(f) && !ret)
@@ -564,6 +572,11 @@ void bringup_destroy(struct bringup *b)
 	conffile_clear(&b->cf);
 	free(b->path);
 	free(b);
+}
+
+bool bringup_saves_config(const struct bringup *b)
+{
+	return b->cf.save_config;
 }
 
 bool bringup_root_at_stop(const struct bringup *b)

@@ -45,5 +45,7 @@ void bringup_destroy(struct bringup *b);
 /* For the privilege drop: whether work at stop needs root (PreDown or
  * PostDown hooks, DNS removal). */
 bool bringup_root_at_stop(const struct bringup *b);
+/* Whether the file says SaveConfig = true (it is rewritten at the stop). */
+bool bringup_saves_config(const struct bringup *b);
 
 #endif

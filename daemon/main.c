@@ -389,6 +389,7 @@ static int serve(const struct options *o, struct host *host, struct tun *tun,
 		return EXIT_FAILURE;
 	}
 	drop.file_access = b != NULL;
+	drop.save_config = b && bringup_saves_config(b);
 	drop.root_hooks = b && bringup_root_at_stop(b);
 	if (drop_privileges(o, host, &drop, msg, sizeof(msg)) < 0) {
 		report(report_fd, msg);

@@ -17,8 +17,8 @@
  * the set*id calls to every thread): the drop must come before any other
  * thread exists, as it does (dnsnames starts its resolver on the loop).
  *
- * The file capabilities (CAP_DAC_OVERRIDE, and CAP_FOWNER for a sticky run
- * directory) stay out of the effective set except between
+ * The file capabilities (CAP_DAC_OVERRIDE, CAP_FOWNER for a sticky run
+ * directory, CAP_CHOWN for SaveConfig) stay out of the effective set except between
  * privdrop_file_begin() and privdrop_file_end(): the socket's lstat() and
  * unlink() in a root-owned run directory, a reload's read of a root-only
  * configuration file, SaveConfig's write.
@@ -80,6 +80,7 @@ static const struct {
 	{ CAP_NET_BIND_SERVICE, "cap_net_bind_service" },
 	{ CAP_DAC_OVERRIDE, "cap_dac_override" },
 	{ CAP_FOWNER, "cap_fowner" },
+	{ CAP_CHOWN, "cap_chown" },
 };
 
 /* Appends the names of the capabilities in m ("none" if empty). */
@@ -231,6 +232,10 @@ int privdrop_apply(const struct privdrop_opts *o, char *msg, size_t msglen)
 	files = run_dir_caps(uid, gid);
 	if (o->file_access)
 		files |= CAPBIT(CAP_DAC_OVERRIDE);
+	/* SaveConfig's new file is the user's until fchown()ed to the old one's
+	 * owner: without it, the user could edit what root runs next (PreUp). */
+	if (o->save_config)
+		files |= CAPBIT(CAP_CHOWN);
 	net &= have;
 	files &= have & ~net;
 

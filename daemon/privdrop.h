@@ -19,6 +19,7 @@ struct privdrop_opts {
 	bool user_given;	/* --user was given */
 	uint16_t port;		/* listen port: CAP_NET_BIND_SERVICE kept only when 0 < port < 1024 */
 	bool file_access;	/* a config file will be re-read / written (reload, SaveConfig) */
+	bool save_config;	/* SaveConfig: CAP_CHOWN too, to give the rewritten file its owner back */
 	bool root_hooks;	/* the file has PreDown/PostDown/DNS: without --user, do not drop (log why) */
 };
 

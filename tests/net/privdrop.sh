@@ -60,6 +60,7 @@ fi
 PD_UID=$(id -u "$PD_USER")
 PD_GID=$(id -g "$PD_USER")
 
+CAP_CHOWN=0
 CAP_DAC_OVERRIDE=1
 CAP_FOWNER=3
 CAP_NET_BIND_SERVICE=10
@@ -274,7 +275,7 @@ nt_until "$NT_TIMEOUT" nt_sock_ready "$IF_A" ||
 	nt_fail "wgd -c --user did not serve: $(tail -n 5 "$NT_TMP/$IF_A.cf.log")"
 [ "$(status "$PID" Uid)" = "$PD_UID $PD_UID $PD_UID $PD_UID" ] || nt_fail "-c: Uid $(status "$PID" Uid)"
 want_eff=$(capmask $CAP_NET_ADMIN $CAP_NET_BIND_SERVICE)
-want_prm=$(capmask $CAP_NET_ADMIN $CAP_NET_BIND_SERVICE $CAP_DAC_OVERRIDE)
+want_prm=$(capmask $CAP_NET_ADMIN $CAP_NET_BIND_SERVICE $CAP_DAC_OVERRIDE $CAP_CHOWN)
 [ "$(status "$PID" CapEff)" = "$want_eff" ] || nt_fail "-c, port 853: CapEff $(status "$PID" CapEff), want $want_eff"
 [ "$(status "$PID" CapPrm)" = "$want_prm" ] || nt_fail "-c, port 853: CapPrm $(status "$PID" CapPrm), want $want_prm"
 threads() { [ "$(ls "/proc/$PID/task" | wc -l)" -ge 2 ]; }
@@ -316,8 +317,10 @@ st=$?
 NT_DPID[$IF_A]=
 [ "$st" = 0 ] || nt_fail "-c: exit status $st"
 grep -qF "$PEER_D" "$CONF" || nt_fail "SaveConfig after the drop did not write the run-time peer: $(tail -n 3 "$NT_TMP/$IF_A.cf.log")"
+# still root's (CAP_CHOWN raised for the fchown): the user must not be able to edit root's hooks
+[ "$(stat -c %u:%g "$CONF")" = 0:0 ] || nt_fail "SaveConfig after the drop left $CONF owned by $(stat -c %U:%G "$CONF")"
 [ -e "/var/run/wireguard/$IF_A.sock" ] && nt_fail "-c: the socket file is left behind"
-nt_ok "SIGTERM: SaveConfig wrote the file in the root-only directory; socket removed"
+nt_ok "SIGTERM: SaveConfig wrote the file in the root-only directory, still owned by root; socket removed"
 
 nt_log "-- a full tunnel: the teardown after the drop removes the rules, routes and src_valid_mark"
 NS_F=$(nt_name "" f)
