@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "crypto/util.h"
@@ -26,6 +27,7 @@
 #include "daemon/log.h"
 #include "daemon/loop.h"
 #include "daemon/netcfg.h"
+#include "daemon/notify.h"
 #include "daemon/privdrop.h"
 
 extern char **environ;
@@ -427,9 +429,9 @@ out:
 
 /* ---- reload ---- */
 
-static void bringup_reload(void *ctx)
+/* Re-reads the file and applies what changed (SIGHUP). */
+static void bringup_reload_file(struct bringup *b)
 {
-	struct bringup *b = ctx;
 	struct config_device set;
 	struct confdiff_summary sum;
 	struct conffile next;
@@ -467,6 +469,22 @@ static void bringup_reload(void *ctx)
 	crypto_wipe(&next, sizeof(next));	/* the private key, moved */
 	log_info("reloaded %s: peers %u added, %u removed, %u changed%s", b->path, sum.added,
 		 sum.removed, sum.changed, sum.device ? "; interface key or port changed" : "");
+}
+
+static void bringup_reload(void *ctx)
+{
+	struct bringup *b = ctx;
+	char state[64];
+	struct timespec ts;
+
+	/* systemd (sd_notify(3)): reloading since this instant of CLOCK_MONOTONIC,
+	 * until the READY=1 that follows, whatever the reload's outcome */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	snprintf(state, sizeof(state), "RELOADING=1\nMONOTONIC_USEC=%llu",
+		 (unsigned long long)ts.tv_sec * 1000000ull + (unsigned long long)ts.tv_nsec / 1000);
+	notify_state(state);
+	bringup_reload_file(b);
+	notify_state("READY=1");
 }
 
 /* ---- start and stop ---- */

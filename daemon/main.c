@@ -41,6 +41,7 @@
 #include "daemon/host.h"
 #include "daemon/log.h"
 #include "daemon/loop.h"
+#include "daemon/notify.h"
 #include "daemon/privdrop.h"
 #include "daemon/tun.h"
 
@@ -291,36 +292,6 @@ static void report(int fd, const char *msg)
 	close(fd);
 }
 
-/*
- * systemd's readiness protocol (sd_notify(3)): one datagram of KEY=VALUE
- * lines to $NOTIFY_SOCKET, a path or, with a leading '@', an abstract
- * name.  Without the variable it does nothing; a unit with Type=notify and
- * `wgd -f IFNAME` is then started once the control socket serves.
- */
-static void notify_systemd(const char *state)
-{
-	const char *path = getenv("NOTIFY_SOCKET");
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	size_t len;
-	int fd;
-
-	if (!path || (path[0] != '/' && path[0] != '@'))
-		return;
-	len = strlen(path);
-	if (len >= sizeof(sa.sun_path))
-		return;
-	memcpy(sa.sun_path, path, len);
-	if (path[0] == '@')
-		sa.sun_path[0] = '\0';
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return;
-	if (sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&sa,
-		   (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) < 0)
-		log_debug("sd_notify: %s", strerror(errno));
-	close(fd);
-}
-
 static void detach_stdio(void)
 {
 	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -402,11 +373,11 @@ static int serve(const struct options *o, struct host *host, struct tun *tun,
 	}
 	log_info("serving %s on control socket %s", o->ifname, control_path(control));
 	report(report_fd, NULL);
-	notify_systemd("READY=1");
+	notify_state("READY=1");
 	if (report_fd >= 0)
 		detach_stdio();
 	ret = host_run(host);
-	notify_systemd("STOPPING=1");
+	notify_state("STOPPING=1");
 	if (b)
 		bringup_stop(b);
 	host_stop(host);

@@ -8,6 +8,9 @@
 #   get (with -c FILE, showing the file's listen port: the file is applied),
 #   and the sender (SCM_CREDENTIALS) is the daemon's pid already running as
 #   the --user it dropped to;
+# - with -c FILE, on SIGHUP: RELOADING=1 with MONOTONIC_USEC (the reload's
+#   start on CLOCK_MONOTONIC), then READY=1 once the reloaded file is
+#   applied (the get shows the file's new listen port);
 # - STOPPING=1 at exit (SIGTERM), from the same pid, after the drop too;
 # and nothing else.
 
@@ -98,16 +101,32 @@ run() {
 	# shellcheck disable=SC2053 # PORT may be the pattern *
 	[[ "$first" == "$pid $want_uid READY=1 port="$port ]] ||
 		nt_fail "$addr: first datagram '$first', want '$pid $want_uid READY=1 port=$port'"
+	next=3
+	if [ -n "${RELOAD_FILE:-}" ]; then
+		local t0 usec
+		sed -i "s/^ListenPort = .*/ListenPort = $RELOAD_PORT/" "$RELOAD_FILE"
+		t0=$(awk '{ printf "%d", $1 * 1000000 }' /proc/uptime)
+		kill -HUP "$pid"
+		nt_until "$NT_TIMEOUT" eval '[ "$(wc -l <"$log")" -ge 4 ]' || nt_fail "$addr: no READY=1 after SIGHUP: $(cat "$log")"
+		[[ "$(sed -n 3p "$log")" == "$pid $want_uid RELOADING=1,MONOTONIC_USEC="[0-9]*" -" ]] ||
+			nt_fail "$addr: at SIGHUP '$(sed -n 3p "$log")', want '$pid $want_uid RELOADING=1,MONOTONIC_USEC=N -'"
+		usec=$(sed -n 3p "$log" | sed 's/.*MONOTONIC_USEC=\([0-9]*\).*/\1/')
+		# CLOCK_MONOTONIC, as systemd reads it: not before the signal (uptime counts suspend; none here)
+		[ "$usec" -ge $((t0 - 1000000)) ] || nt_fail "$addr: MONOTONIC_USEC $usec is before the SIGHUP ($t0)"
+		[ "$(sed -n 4p "$log")" = "$pid $want_uid READY=1 port=$RELOAD_PORT" ] ||
+			nt_fail "$addr: after the reload '$(sed -n 4p "$log")', want '$pid $want_uid READY=1 port=$RELOAD_PORT'"
+		next=5
+	fi
 	kill -TERM "$pid"
 	nt_wait_gone "$pid" 5 || nt_fail "$addr: wgd still running after SIGTERM"
 	wait "$pid" || nt_fail "$addr: exit status $? after SIGTERM"
 	NT_DPID[$IFC]=
 	nt_until 5 grep -q STOPPING=1 "$log" || nt_fail "$addr: no STOPPING=1"
-	[ "$(sed -n 3p "$log")" = "$pid $want_uid STOPPING=1 -" ] ||
-		nt_fail "$addr: second datagram '$(sed -n 3p "$log")', want '$pid $want_uid STOPPING=1 -'"
+	[ "$(sed -n "${next}p" "$log")" = "$pid $want_uid STOPPING=1 -" ] ||
+		nt_fail "$addr: last datagram '$(sed -n "${next}p" "$log")', want '$pid $want_uid STOPPING=1 -'"
 	lines=$(wc -l <"$log")
-	[ "$lines" = 3 ] || nt_fail "$addr: $((lines - 1)) datagrams, want 2: $(cat "$log")"
-	nt_ok "$addr ${*:-(no options)}: READY=1 from pid $pid, uid $want_uid, serving (${first##* }); STOPPING=1 at exit"
+	[ "$lines" = "$next" ] || nt_fail "$addr: $((lines - 1)) datagrams, want $((next - 1)): $(cat "$log")"
+	nt_ok "$addr ${*:-(no options)}: READY=1 from pid $pid, uid $want_uid, serving (${first##* });${RELOAD_FILE:+ SIGHUP: RELOADING=1, READY=1 on port $RELOAD_PORT;} STOPPING=1 at exit"
 }
 
 run "$NT_TMP/notify.sock" "*"
@@ -119,5 +138,5 @@ run "$NT_TMP/notify-drop.sock" "*" --user nobody
 umask 077
 printf '[Interface]\nPrivateKey = %s\nListenPort = 51777\nAddress = 198.51.100.1/24\n' "$(wg genkey)" \
 	>"$NT_TMP/nf.conf" || nt_fail "writing the file"
-run "$NT_TMP/notify-file.sock" 51777 -c "$NT_TMP/nf.conf" --user nobody
+RELOAD_FILE=$NT_TMP/nf.conf RELOAD_PORT=51778 run "$NT_TMP/notify-file.sock" 51777 -c "$NT_TMP/nf.conf" --user nobody
 echo "PASS"
