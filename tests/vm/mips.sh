@@ -273,7 +273,10 @@ missing=$(vm_mipsel_missing)
 
 bdir=${MIPS_VM_BDIR:-$VM_TOP/build-mips-vm}
 vm_mipsel_wgd "$bdir" || nt_fail "the mipsel build of wgd in $bdir failed"
-nt_log "the guest's wgd: $(stat -c %s "$bdir/wgd") bytes stripped ($bdir/mipsel, -O2, -Dasm=enabled)"
+opt=$("$NT_PY" -c 'import json, sys
+print(next(o["value"] for o in json.load(open(sys.argv[1])) if o["name"] == "optimization"))' \
+	"$bdir/mipsel/meson-info/intro-buildoptions.json" 2>/dev/null)
+nt_log "the guest's wgd: $(stat -c %s "$bdir/wgd") bytes stripped ($bdir/mipsel, -O${opt:-?}, -Dasm=enabled)"
 export VM_EXTRA=$bdir/wgd
 VM_SETTLE=mv_settle
 vm_boot "$ROLE"
