@@ -76,6 +76,8 @@ sc_mtu() {
 		# One byte more does not fit the tunnel's MTU: ping says so itself.
 		vm_h ping -q -c 1 -W 1 -M "do" -s $((NT_MTU - 27)) "$GIN4" >/dev/null 2>&1 &&
 			nt_fail "a 1421-byte DF ping went through a 1420 MTU"
+		vm_h ping -6 -q -c 1 -W 1 -M "do" -s $((NT_MTU - 47)) "$GIN6" >/dev/null 2>&1 &&
+			nt_fail "a 1421-byte ping6 went through a 1420 MTU"
 	done
 	nt_ok "1420-byte packets with DF both ways, outer IPv4 and IPv6"
 }
