@@ -9,8 +9,8 @@
  * Table, DNS, PreUp, PostUp, PreDown, PostDown and SaveConfig; in wg's
  * format those are errors, as wg setconf makes them.  Keys are matched
  * without regard to case, '#' starts a comment, blank lines are ignored,
- * and list values (Address, DNS, AllowedIPs) may be comma-separated and
- * repeated.
+ * and list values (Address, DNS, AllowedIPs) may be separated by commas or
+ * whitespace and repeated.  doc/man/wgd.conf.5 describes the format.
  *
  * The wg part lands in the daemon's one configuration model
  * (daemon/config.h), ready for device_config_set(): the parser sets
@@ -116,6 +116,10 @@ int conffile_load(struct conffile *cf, const char *path, enum conffile_format fm
  * 0 or -errno.
  */
 int conffile_print(FILE *f, const struct conffile *cf, enum conffile_format fmt);
+
+/* The file Table names are looked up in (iproute2's); tests point it at
+ * their own. */
+extern const char *conffile_rt_tables;
 
 /* Keys in the files' and wg's base64 (44 characters with one '='). */
 bool conffile_key_from_base64(uint8_t key[CONFIG_KEY_LEN], const char *b64, size_t len);

@@ -37,6 +37,7 @@
 
 #include "crypto/util.h"
 #include "daemon/log.h"
+#include "daemon/privdrop.h"
 #include "daemon/uapi.h"
 
 #define CONTROL_MAX_CLIENTS	16
@@ -462,13 +463,20 @@ static void control_inotify_cb(struct loop_fd *h, uint32_t revents)
 {
 	struct control *ctl = container_of(h, struct control, inotify_h);
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	bool ours;
 
 	(void)revents;
 	for (unsigned int i = 0; i < 64; i++) {
 		if (read(ctl->inotify_fd, buf, sizeof(buf)) <= 0)
 			break;
 	}
-	if (ctl->gone || control_file_is_ours(ctl))
+	if (ctl->gone)
+		return;
+	/* After a privilege drop the run directory may be root's alone. */
+	privdrop_file_begin();
+	ours = control_file_is_ours(ctl);
+	privdrop_file_end();
+	if (ours)
 		return;
 	ctl->gone = true;
 	/* Last: the callback may stop the loop. */
@@ -598,8 +606,12 @@ static void control_free(struct control *ctl, bool unlink_file)
 		close(ctl->spare_fd);
 	/* Only while the file is still ours: a newer daemon may have replaced
 	 * it, and its socket must survive our exit. */
-	if (unlink_file && ctl->listen_fd >= 0 && control_file_is_ours(ctl))
-		unlink(ctl->path);
+	if (unlink_file && ctl->listen_fd >= 0) {
+		privdrop_file_begin();
+		if (control_file_is_ours(ctl))
+			unlink(ctl->path);
+		privdrop_file_end();
+	}
 	if (ctl->listen_fd >= 0)
 		close(ctl->listen_fd);
 	free(ctl);

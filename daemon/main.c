@@ -2,11 +2,15 @@
 /*
  * wgd: a userspace WireGuard daemon.
  *
- *   wgd [-f|--foreground] [--log-level LEVEL] [--pid-file FILE] IFNAME
+ *   wgd [-f|--foreground] [--log-level LEVEL] [--pid-file FILE] [--user USER] IFNAME
+ *   wgd [OPTIONS] -c FILE [IFNAME]
+ *   wgd [OPTIONS] up IFNAME|FILE
  *
- * The command-line contract is wireguard-go's, so that
- * WG_QUICK_USERSPACE_IMPLEMENTATION=wgd wg-quick up ... works: without -f
- * the launcher returns only once the control socket is listening.  The TUN
+ * The first form is wireguard-go's contract, so that
+ * WG_QUICK_USERSPACE_IMPLEMENTATION=wgd wg-quick up ... works; the others
+ * bring the interface up from a wg-quick file (daemon/bringup.h), parsed
+ * before anything is created.  Without -f the launcher returns only once
+ * the control socket is listening (and the file is applied).  The TUN
  * device and the control socket are created before the fork (so errors such
  * as "device busy" reach the caller), the child sets up the rest and reports
  * "ready" or its error over a pipe; the launcher exits 0 or 1 accordingly.
@@ -17,6 +21,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
+#include <net/if.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -30,19 +36,28 @@
 
 #include "crypto/selftest.h"
 #include "crypto/x25519.h"
+#include "daemon/bringup.h"
 #include "daemon/control.h"
 #include "daemon/host.h"
 #include "daemon/log.h"
 #include "daemon/loop.h"
+#include "daemon/privdrop.h"
 #include "daemon/tun.h"
 
 #ifndef WGD_VERSION
 #define WGD_VERSION "unknown"
 #endif
 
+/* wgd up IFNAME reads CONFIG_DIR/IFNAME.conf; $WGD_CONFIG_DIR overrides it. */
+#define CONFIG_DIR "/etc/wireguard"
+
 struct options {
 	const char *ifname;
+	const char *config;	/* -c FILE, or from wgd up */
+	char config_buf[PATH_MAX];
+	char ifname_buf[IFNAMSIZ];
 	const char *pid_file;
+	const char *user;	/* --user: NULL for the default (privdrop.h) */
 	bool foreground;
 	int log_level;
 };
@@ -50,31 +65,126 @@ struct options {
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
-		"Usage: %s [-f|--foreground] [--log-level LEVEL] [--pid-file FILE] IFNAME\n"
+		"Usage: %s [OPTIONS] IFNAME\n"
+		"       %s [OPTIONS] -c FILE [IFNAME]\n"
+		"       %s [OPTIONS] up IFNAME|FILE\n"
 		"       %s --version | --help\n"
 		"\n"
 		"Creates the TUN interface IFNAME and serves WireGuard on it, configured\n"
 		"through the control socket " CONTROL_RUN_DIR "/IFNAME.sock (use wg(8)).\n"
+		"With a wg-quick(8) file, also sets its keys, peers, addresses, MTU, routes,\n"
+		"DNS and hooks, reloads it on SIGHUP and undoes it all at exit.  IFNAME\n"
+		"defaults to the file's name without .conf; up IFNAME reads\n"
+		CONFIG_DIR "/IFNAME.conf.\n"
 		"\n"
+		"  -c, --config FILE  bring the interface up from the wg-quick file FILE\n"
 		"  -f, --foreground   stay in the foreground and log to stderr\n"
 		"  -l, --log-level L  silent, error, verbose or debug (default: $LOG_LEVEL,\n"
 		"                     else error)\n"
 		"  -p, --pid-file F   write the daemon's process id to F\n"
+		"  -u, --user USER    run as USER once set up (default: $WGD_USER, else wgd\n"
+		"                     if it exists; root: no change), keeping CAP_NET_ADMIN\n"
 		"  -h, --help         this text\n"
 		"  -v, --version      the version\n"
 		"\n"
-		"Environment: LOG_LEVEL, WG_PROCESS_FOREGROUND=1 (as -f), WGD_RUN_DIR,\n"
-		"NOTIFY_SOCKET (systemd Type=notify: READY=1 once serving).\n",
-		prog, prog);
+		"Environment: LOG_LEVEL, WG_PROCESS_FOREGROUND=1 (as -f), WGD_USER, WGD_RUN_DIR,\n"
+		"WGD_CONFIG_DIR (for up: instead of " CONFIG_DIR "), NOTIFY_SOCKET\n"
+		"(systemd Type=notify: READY=1 once serving).\n",
+		prog, prog, prog, prog);
+}
+
+/*
+ * wg-quick's rule for interface names, which also tells a name from a path
+ * in `up`: 1 to 15 of [a-zA-Z0-9_=+.-] (and not "." or "..", which the
+ * kernel refuses).
+ */
+static bool valid_ifname(const char *s, size_t len)
+{
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_=+.-";
+	size_t i;
+
+	if (!len || len >= IFNAMSIZ || (s[0] == '.' && (len == 1 || (len == 2 && s[1] == '.'))))
+		return false;
+	for (i = 0; i < len; i++)
+		if (!s[i] || !strchr(ok, s[i]))
+			return false;
+	return true;
+}
+
+/* The interface name a file implies: its base name without ".conf". */
+static int ifname_from_path(struct options *o, const char *prog)
+{
+	const char *base = strrchr(o->config, '/');
+	size_t len;
+
+	base = base ? base + 1 : o->config;
+	len = strlen(base);
+	if (len > 5 && !strcmp(base + len - 5, ".conf"))
+		len -= 5;
+	if (!valid_ifname(base, len)) {
+		fprintf(stderr,
+			"%s: '%.*s' (from %s) is not a valid interface name: 1 to %d of "
+			"a-z A-Z 0-9 _ = + . -; give IFNAME after the file\n",
+			prog, (int)len, base, o->config, IFNAMSIZ - 1);
+		return -1;
+	}
+	memcpy(o->ifname_buf, base, len);
+	o->ifname_buf[len] = '\0';
+	o->ifname = o->ifname_buf;
+	return 0;
+}
+
+/* wgd up IFNAME|FILE: a name means CONFIG_DIR/IFNAME.conf, as wg-quick has it. */
+static int config_for_up(struct options *o, const char *arg, const char *prog)
+{
+	const char *dir = getenv("WGD_CONFIG_DIR");
+
+	if (!valid_ifname(arg, strlen(arg))) {
+		o->config = arg;
+		return 0;
+	}
+	if (!dir || !*dir)
+		dir = CONFIG_DIR;
+	if ((size_t)snprintf(o->config_buf, sizeof(o->config_buf), "%s/%s.conf", dir, arg) >=
+	    sizeof(o->config_buf)) {
+		fprintf(stderr, "%s: %s/%s.conf: path too long\n", prog, dir, arg);
+		return -1;
+	}
+	o->config = o->config_buf;
+	o->ifname = arg;
+	return 0;
+}
+
+/* The arguments after the options: IFNAME, [IFNAME] after -c, or up X. */
+static int parse_operands(struct options *o, int n, char **args, const char *prog)
+{
+	if (!o->config && n == 2 && !strcmp(args[0], "up")) {
+		if (config_for_up(o, args[1], prog) < 0)
+			return -1;
+	} else if (n == 1) {
+		o->ifname = args[0];
+		if (!valid_ifname(o->ifname, strlen(o->ifname)) && o->config) {
+			fprintf(stderr, "%s: '%s' is not a valid interface name\n", prog, o->ifname);
+			return -1;
+		}
+	} else if (!(o->config && n == 0)) {
+		usage(stderr, prog);
+		return -1;
+	}
+	if (!o->ifname)
+		return ifname_from_path(o, prog);
+	return 0;
 }
 
 /* 0 to run, 1 after --help/--version, -1 on a usage error. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "log-level", required_argument, NULL, 'l' },
 		{ "pid-file", required_argument, NULL, 'p' },
+		{ "user", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
@@ -88,8 +198,15 @@ static int parse_options(int argc, char **argv, struct options *o)
 		o->log_level = log_parse_level(env);
 	env = getenv("WG_PROCESS_FOREGROUND");
 	o->foreground = env && !strcmp(env, "1");
-	while ((c = getopt_long(argc, argv, "fl:p:hv", longopts, NULL)) != -1) {
+	/* For launchers that pass no options (wg-quick). */
+	env = getenv("WGD_USER");
+	if (env && *env)
+		o->user = env;
+	while ((c = getopt_long(argc, argv, "c:fl:p:u:hv", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'c':
+			o->config = optarg;
+			break;
 		case 'f':
 			o->foreground = true;
 			break;
@@ -103,6 +220,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'p':
 			o->pid_file = optarg;
 			break;
+		case 'u':
+			o->user = optarg;
+			break;
 		case 'h':
 			usage(stdout, argv[0]);
 			return 1;
@@ -114,12 +234,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			return -1;
 		}
 	}
-	if (optind != argc - 1) {
-		usage(stderr, argv[0]);
-		return -1;
-	}
-	o->ifname = argv[optind];
-	return 0;
+	return parse_operands(o, argc - optind, argv + optind, argv[0]);
 }
 
 static int write_pid_file(const char *path)
@@ -219,11 +334,38 @@ static void detach_stdio(void)
 		close(fd);
 }
 
-/* Runs the daemon on an open TUN device and control socket until it stops. */
-static int serve(const struct options *o, struct host *host, struct tun *tun,
-		 struct control *control, int report_fd)
+/*
+ * Changes to the unprivileged user once everything that needs root is set
+ * up; p has the file's needs (file_access, root_hooks) filled in.  The
+ * listen port decides whether CAP_NET_BIND_SERVICE stays.
+ */
+static int drop_privileges(const struct options *o, struct host *host, struct privdrop_opts *p,
+			   char *msg, size_t msglen)
 {
-	char msg[200];
+	struct config_device cfg;
+	int ret;
+
+	p->user = o->user;
+	p->user_given = o->user != NULL;
+	config_device_init(&cfg);
+	if (host_config_read(host, &cfg) == 0)
+		p->port = cfg.listen_port;
+	config_device_clear(&cfg);
+	ret = privdrop_apply(p, msg, msglen);
+	if (ret == 0)
+		log_info("%s", msg);
+	return ret;
+}
+
+/*
+ * Runs the daemon on an open TUN device and control socket until it stops;
+ * with a configuration file (b), brought up from it and torn down at exit.
+ */
+static int serve(const struct options *o, struct host *host, struct tun *tun,
+		 struct control *control, struct bringup *b, int report_fd)
+{
+	struct privdrop_opts drop = { 0 };
+	char msg[300];
 	int ret;
 
 	/* From here on the host owns tun and control; host_stop frees them. */
@@ -239,6 +381,24 @@ static int serve(const struct options *o, struct host *host, struct tun *tun,
 		host_stop(host);
 		return EXIT_FAILURE;
 	}
+	if (b && bringup_start(b, host, msg, sizeof(msg)) < 0) {
+		report(report_fd, msg);
+		host_stop(host);
+		if (o->pid_file)
+			unlink(o->pid_file);
+		return EXIT_FAILURE;
+	}
+	drop.file_access = b != NULL;
+	drop.root_hooks = b && bringup_root_at_stop(b);
+	if (drop_privileges(o, host, &drop, msg, sizeof(msg)) < 0) {
+		report(report_fd, msg);
+		if (b)
+			bringup_stop(b);
+		host_stop(host);
+		if (o->pid_file)
+			unlink(o->pid_file);
+		return EXIT_FAILURE;
+	}
 	log_info("serving %s on control socket %s", o->ifname, control_path(control));
 	report(report_fd, NULL);
 	notify_systemd("READY=1");
@@ -246,39 +406,29 @@ static int serve(const struct options *o, struct host *host, struct tun *tun,
 		detach_stdio();
 	ret = host_run(host);
 	notify_systemd("STOPPING=1");
+	if (b)
+		bringup_stop(b);
 	host_stop(host);
-	if (o->pid_file)
+	if (o->pid_file) {
+		privdrop_file_begin();
 		unlink(o->pid_file);
+		privdrop_file_end();
+	}
 	return ret < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
-int main(int argc, char **argv)
+/* From the TUN device to the daemon's exit, in the foreground or not. */
+static int start(const struct options *o, struct bringup *b)
 {
 	struct control *control = NULL;
 	struct host *host;
-	struct options o;
 	struct tun tun;
 	int ret, pipefd[2];
 	pid_t pid;
 
-	ret = parse_options(argc, argv, &o);
-	if (ret)
-		return ret > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-	log_init(o.ifname, (enum log_level)o.log_level, true);
-	if (!crypto_selftest()) {
-		log_error("the crypto self-test failed; refusing to start");
-		return EXIT_FAILURE;
-	}
-	if (!x25519_init()) {
-		log_error("cannot initialise X25519");
-		return EXIT_FAILURE;
-	}
-	/* SIGPIPE: a control client that hangs up must not kill us. */
-	signal(SIGPIPE, SIG_IGN);
-
-	ret = tun_open(&tun, o.ifname);
+	ret = tun_open(&tun, o->ifname);
 	if (ret < 0) {
-		log_error("cannot create TUN device %s: %s", o.ifname, strerror(-ret));
+		log_error("cannot create TUN device %s: %s", o->ifname, strerror(-ret));
 		return EXIT_FAILURE;
 	}
 	host = host_create(tun.name);
@@ -294,8 +444,8 @@ int main(int argc, char **argv)
 		tun_close(&tun);
 		return EXIT_FAILURE;
 	}
-	if (o.foreground)
-		return serve(&o, host, &tun, control, -1);
+	if (o->foreground)
+		return serve(o, host, &tun, control, b, -1);
 
 	if (pipe2(pipefd, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
 		log_error("cannot fork: %s", strerror(errno));
@@ -314,8 +464,43 @@ int main(int argc, char **argv)
 	close(pipefd[0]);
 	setsid();
 	log_clear();
-	log_init(tun.name, (enum log_level)o.log_level, false);
-	ret = serve(&o, host, &tun, control, pipefd[1]);
+	log_init(tun.name, (enum log_level)o->log_level, false);
+	ret = serve(o, host, &tun, control, b, pipefd[1]);
 	log_clear();
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct bringup *b = NULL;
+	struct options o;
+	int ret;
+
+	ret = parse_options(argc, argv, &o);
+	if (ret)
+		return ret > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	log_init(o.ifname, (enum log_level)o.log_level, true);
+	if (!crypto_selftest()) {
+		log_error("the crypto self-test failed; refusing to start");
+		return EXIT_FAILURE;
+	}
+	if (!x25519_init()) {
+		log_error("cannot initialise X25519");
+		return EXIT_FAILURE;
+	}
+	/* SIGPIPE: a control client that hangs up must not kill us. */
+	signal(SIGPIPE, SIG_IGN);
+
+	if (o.config) {
+		char err[300];
+
+		/* A bad file is refused before anything exists. */
+		if (bringup_load(&b, o.config, err, sizeof(err)) < 0) {
+			log_error("%s", err);
+			return EXIT_FAILURE;
+		}
+	}
+	ret = start(&o, b);
+	bringup_destroy(b);
 	return ret;
 }

@@ -163,26 +163,33 @@ int netlink_read_events(struct netlink *nl, struct netlink_event *ev)
 	return ctx.matched;
 }
 
-/* Sends one request on a fresh socket and waits for its answer. */
-static int netlink_request(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
+int netlink_request(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
 {
 	uint8_t buf[8192] __attribute__((aligned(4)));
 	struct mnl_socket *sock;
 	unsigned int portid;
 	uint32_t seq = nlh->nlmsg_seq;
-	int ret = 0, i;
+	bool dump = nlh->nlmsg_flags & NLM_F_DUMP;
+	int ret = 0, one = 1, i;
 
 	sock = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
 	if (!sock)
 		return -errno;
+	/* Older kernels lack the option and dump everything: cb filters. */
+	if (dump)
+		mnl_socket_setsockopt(sock, NETLINK_GET_STRICT_CHK, &one, sizeof(one));
 	if (mnl_socket_bind(sock, 0, MNL_SOCKET_AUTOPID) < 0 ||
 	    mnl_socket_sendto(sock, nlh, nlh->nlmsg_len) < 0) {
 		ret = -errno;
 		goto out;
 	}
 	portid = mnl_socket_get_portid(sock);
-	/* A kernel answers at once; the bound guards against a confused one. */
-	for (i = 0; i < 64; i++) {
+	/*
+	 * A kernel answers a request at once and ends a dump with NLMSG_DONE;
+	 * the bound (a dump of a full Internet routing table fits) guards
+	 * against a confused one.
+	 */
+	for (i = 0; i < (dump ? 1 << 16 : 64); i++) {
 		ssize_t n = mnl_socket_recvfrom(sock, buf, sizeof(buf));
 
 		if (n < 0) {
@@ -200,7 +207,9 @@ out:
 	return ret;
 }
 
-int netlink_set_mtu(struct netlink *nl, unsigned int mtu)
+/* RTM_NEWLINK for nl->ifindex: the MTU (0: unchanged) and the flags in change. */
+static int netlink_set_link(struct netlink *nl, unsigned int mtu, unsigned int change,
+			    unsigned int flags)
 {
 	uint8_t buf[256] __attribute__((aligned(4)));
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
@@ -212,8 +221,21 @@ int netlink_set_mtu(struct netlink *nl, unsigned int mtu)
 	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 	ifi->ifi_family = AF_UNSPEC;
 	ifi->ifi_index = nl->ifindex;
-	mnl_attr_put_u32(nlh, IFLA_MTU, mtu);
+	ifi->ifi_change = change;
+	ifi->ifi_flags = flags;
+	if (mtu)
+		mnl_attr_put_u32(nlh, IFLA_MTU, mtu);
 	return netlink_request(nlh, NULL, NULL);
+}
+
+int netlink_set_mtu(struct netlink *nl, unsigned int mtu)
+{
+	return netlink_set_link(nl, mtu, 0, 0);
+}
+
+int netlink_set_up(struct netlink *nl, bool up)
+{
+	return netlink_set_link(nl, 0, IFF_UP, up ? IFF_UP : 0);
 }
 
 int netlink_get_link(struct netlink *nl, struct netlink_event *ev)

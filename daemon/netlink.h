@@ -3,7 +3,9 @@
  * Route netlink (libmnl): sets the interface MTU and watches link, address
  * and route events, so the daemon learns MTU and up/down changes, exits when
  * its interface is deleted, and forgets cached source addresses that went
- * away or that a route change may have made the wrong choice.
+ * away or that a route change may have made the wrong choice.  Its one
+ * request function also carries daemon/netcfg.c's addresses, routes and
+ * rules.
  */
 #ifndef WGD_NETLINK_H
 #define WGD_NETLINK_H
@@ -12,6 +14,7 @@
 #include <stdint.h>
 
 struct mnl_socket;
+struct nlmsghdr;
 
 struct netlink {
 	struct mnl_socket *sock;	/* subscribed to link, address and route events */
@@ -26,6 +29,19 @@ int netlink_fd(const struct netlink *nl);
 
 /* Sets the MTU of nl->ifindex with RTM_NEWLINK; 0 or -errno. */
 int netlink_set_mtu(struct netlink *nl, unsigned int mtu);
+/* Sets nl->ifindex up or down (IFF_UP); 0 or -errno. */
+int netlink_set_up(struct netlink *nl, bool up);
+
+/*
+ * Sends one request (set NLM_F_ACK or NLM_F_DUMP in nlh) on a fresh socket
+ * and runs cb (may be NULL) on every answer until the acknowledgement or
+ * the end of the dump.  0, or -errno (the kernel's error for the request).
+ * Dump requests are checked strictly by the kernel where it can
+ * (NETLINK_GET_STRICT_CHK), so that it filters by the table and interface
+ * asked for; cb must still filter, for the kernels that cannot.
+ */
+int netlink_request(struct nlmsghdr *nlh, int (*cb)(const struct nlmsghdr *nlh, void *data),
+		    void *data);
 struct netlink_event {
 	bool deleted;		/* RTM_DELLINK of our link */
 	unsigned int mtu;	/* 0 if not reported */

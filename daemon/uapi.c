@@ -266,6 +266,7 @@ void uapi_parser_init(struct uapi_parser *p, struct config_device *cfg)
 	p->line = 0;
 	p->err_line = 0;
 	p->scope_index = if_nametoindex;
+	p->get = false;
 }
 
 static int parse_device_line(struct uapi_parser *p, struct span key, struct span v)
@@ -274,10 +275,14 @@ static int parse_device_line(struct uapi_parser *p, struct span key, struct span
 	uint64_t n;
 
 	if (span_is(key, "private_key")) {
-		/* All zeros is valid and means "no private key". */
+		/* All zeros is valid and means "no private key" (in a set:
+		 * remove it; in a get reply, as printed: none). */
 		if (!uapi_key_from_hex(dev->private_key, v.p, v.len))
 			return -EINVAL;
-		dev->flags |= CONFIG_DEVICE_HAS_PRIVATE_KEY;
+		if (p->get && crypto_is_zero(dev->private_key, CONFIG_KEY_LEN))
+			dev->flags &= ~(uint32_t)CONFIG_DEVICE_HAS_PRIVATE_KEY;
+		else
+			dev->flags |= CONFIG_DEVICE_HAS_PRIVATE_KEY;
 	} else if (span_is(key, "listen_port")) {
 		if (!parse_dec(v, UINT16_MAX, &n))
 			return -EINVAL;
@@ -293,7 +298,7 @@ static int parse_device_line(struct uapi_parser *p, struct span key, struct span
 			return -EINVAL;
 		dev->flags |= CONFIG_DEVICE_REPLACE_PEERS;
 	} else {
-		return -EINVAL;
+		return p->get ? 0 : -EINVAL;
 	}
 	return 0;
 }
@@ -307,6 +312,29 @@ static int parse_public_key(struct uapi_parser *p, struct span v)
 	if (!config_device_add_peer(p->cfg, key))
 		return -ENOMEM;
 	p->peer = p->cfg->peers_len;
+	return 0;
+}
+
+/* The counters of a get reply; anything else there is skipped. */
+static int parse_get_only(struct config_peer *peer, struct span key, struct span v)
+{
+	uint64_t n;
+
+	if (span_is(key, "last_handshake_time_sec")) {
+		if (!parse_dec(v, INT64_MAX, &n))
+			return -EINVAL;
+		peer->last_handshake_sec = (int64_t)n;
+	} else if (span_is(key, "last_handshake_time_nsec")) {
+		if (!parse_dec(v, 999999999, &n))
+			return -EINVAL;
+		peer->last_handshake_nsec = (int64_t)n;
+	} else if (span_is(key, "rx_bytes")) {
+		if (!parse_dec(v, UINT64_MAX, &peer->rx_bytes))
+			return -EINVAL;
+	} else if (span_is(key, "tx_bytes")) {
+		if (!parse_dec(v, UINT64_MAX, &peer->tx_bytes))
+			return -EINVAL;
+	}
 	return 0;
 }
 
@@ -328,7 +356,11 @@ static int parse_peer_line(struct uapi_parser *p, struct span key, struct span v
 	} else if (span_is(key, "preshared_key")) {
 		if (!uapi_key_from_hex(peer->preshared_key, v.p, v.len))
 			return -EINVAL;
-		peer->flags |= CONFIG_PEER_HAS_PRESHARED_KEY;
+		/* In a get reply zeros mean "none"; in a set, "remove it". */
+		if (p->get && crypto_is_zero(peer->preshared_key, CONFIG_KEY_LEN))
+			peer->flags &= ~(uint32_t)CONFIG_PEER_HAS_PRESHARED_KEY;
+		else
+			peer->flags |= CONFIG_PEER_HAS_PRESHARED_KEY;
 	} else if (span_is(key, "endpoint")) {
 		ret = parse_endpoint(p, v, &peer->endpoint);
 		if (ret < 0)
@@ -352,6 +384,8 @@ static int parse_peer_line(struct uapi_parser *p, struct span key, struct span v
 		/* Version 1 is the only one that exists. */
 		if (!span_is(v, "1"))
 			return -EINVAL;
+	} else if (p->get) {
+		return parse_get_only(peer, key, v);
 	} else {
 		return -EINVAL;
 	}
@@ -454,6 +488,50 @@ int uapi_parse_set(struct config_device *cfg, const char *msg, size_t len)
 	return -EPROTO;		/* no blank line */
 }
 
+/* ---- get replies ---- */
+
+/* "errno=N" of a reply: N or -N (wireguard-go writes -N) means error N. */
+static int parse_reply_errno(struct span v)
+{
+	uint64_t n;
+
+	if (v.len > 0 && v.p[0] == '-') {
+		v.p++;
+		v.len--;
+	}
+	if (!parse_dec(v, INT32_MAX, &n))
+		return -EPROTO;
+	return -(int)n;
+}
+
+int uapi_parse_get(struct config_device *cfg, const char *msg, size_t len)
+{
+	struct uapi_parser p;
+	size_t pos = 0;
+
+	uapi_parser_init(&p, cfg);
+	p.get = true;
+	while (pos < len) {
+		const char *line = msg + pos;
+		const char *nl = memchr(line, '\n', len - pos);
+		size_t n;
+
+		if (!nl)
+			return -EPROTO;
+		n = (size_t)(nl - line);
+		pos += n + 1;
+		if (n >= 6 && memcmp(line, "errno=", 6) == 0) {
+			/* The last line: only the blank line may follow. */
+			if (pos + 1 != len || msg[pos] != '\n')
+				return -EPROTO;
+			return parse_reply_errno((struct span){ line + 6, n - 6 });
+		}
+		if (uapi_parse_set_line(&p, line, n) < 0)
+			return -EPROTO;
+	}
+	return -EPROTO;		/* no errno line */
+}
+
 /* ---- buffer ---- */
 
 void uapi_buf_init(struct uapi_buf *b)
@@ -509,6 +587,15 @@ static int buf_reserve(struct uapi_buf *b, size_t n)
 	}
 	b->data = data;
 	b->cap = cap;
+	return 0;
+}
+
+int uapi_buf_append(struct uapi_buf *b, const void *data, size_t n)
+{
+	if (buf_reserve(b, n) < 0)
+		return -ENOMEM;
+	memcpy(b->data + b->len, data, n);
+	b->len += n;
 	return 0;
 }
 
@@ -581,7 +668,7 @@ static int print_allowedip(struct uapi_buf *b, const struct config_allowedip *ai
 	if ((aip->family != AF_INET && aip->family != AF_INET6) ||
 	    !inet_ntop(aip->family, aip->addr, host, sizeof(host)))
 		return -EINVAL;
-	return buf_printf(b, "allowed_ip=%s/%u\n", host, aip->cidr);
+	return buf_printf(b, "allowed_ip=%s%s/%u\n", aip->remove ? "-" : "", host, aip->cidr);
 }
 
 /* wireguard-go's order (device/uapi.go IpcGetOperation), line for line. */
@@ -631,17 +718,72 @@ static int print_device(struct uapi_buf *b, const struct config_device *dev)
 	return ret;
 }
 
-int uapi_print_get(struct uapi_buf *b, const struct config_device *dev)
+/* print(b, dev) appended whole, or b left as it was: what was appended
+ * before a failure may hold a key, so it is wiped. */
+static int print_whole(struct uapi_buf *b, const struct config_device *dev,
+		       int (*print)(struct uapi_buf *, const struct config_device *))
 {
 	size_t start = b->len;
-	int ret = print_device(b, dev);
+	int ret = print(b, dev);
 
 	if (ret < 0 && b->data) {
-		/* Leave b as it was; what was appended may hold a key. */
 		crypto_wipe(b->data + start, b->len - start);
 		b->len = start;
 	}
 	return ret;
+}
+
+int uapi_print_get(struct uapi_buf *b, const struct config_device *dev)
+{
+	return print_whole(b, dev, print_device);
+}
+
+/* ---- set (the client's side) ---- */
+
+static int print_set_peer(struct uapi_buf *b, const struct config_peer *peer)
+{
+	int ret = buf_key(b, "public_key", peer->public_key);
+
+	if (!ret && (peer->flags & CONFIG_PEER_REMOVE))
+		return buf_printf(b, "remove=true\n");
+	if (!ret && (peer->flags & CONFIG_PEER_UPDATE_ONLY))
+		ret = buf_printf(b, "update_only=true\n");
+	if (!ret && (peer->flags & CONFIG_PEER_HAS_PRESHARED_KEY))
+		ret = buf_key(b, "preshared_key", peer->preshared_key);
+	if (!ret && (peer->flags & CONFIG_PEER_HAS_ENDPOINT))
+		ret = print_endpoint(b, &peer->endpoint);
+	if (!ret && (peer->flags & CONFIG_PEER_HAS_KEEPALIVE))
+		ret = buf_printf(b, "persistent_keepalive_interval=%u\n",
+				 peer->persistent_keepalive);
+	if (!ret && (peer->flags & CONFIG_PEER_REPLACE_ALLOWEDIPS))
+		ret = buf_printf(b, "replace_allowed_ips=true\n");
+	for (size_t i = 0; !ret && i < peer->allowedips_len; i++)
+		ret = print_allowedip(b, &peer->allowedips[i]);
+	return ret;
+}
+
+static int print_set(struct uapi_buf *b, const struct config_device *dev)
+{
+	int ret = buf_printf(b, "set=1\n");
+
+	if (!ret && (dev->flags & CONFIG_DEVICE_HAS_PRIVATE_KEY))
+		ret = buf_key(b, "private_key", dev->private_key);
+	if (!ret && (dev->flags & CONFIG_DEVICE_HAS_LISTEN_PORT))
+		ret = buf_printf(b, "listen_port=%u\n", dev->listen_port);
+	if (!ret && (dev->flags & CONFIG_DEVICE_HAS_FWMARK))
+		ret = buf_printf(b, "fwmark=%" PRIu32 "\n", dev->fwmark);
+	if (!ret && (dev->flags & CONFIG_DEVICE_REPLACE_PEERS))
+		ret = buf_printf(b, "replace_peers=true\n");
+	for (size_t i = 0; !ret && i < dev->peers_len; i++)
+		ret = print_set_peer(b, &dev->peers[i]);
+	if (!ret)
+		ret = buf_printf(b, "\n");
+	return ret;
+}
+
+int uapi_print_set(struct uapi_buf *b, const struct config_device *dev)
+{
+	return print_whole(b, dev, print_set);
 }
 
 int uapi_print_errno(struct uapi_buf *b, int err)

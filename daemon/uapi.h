@@ -30,6 +30,11 @@ struct uapi_parser {
 	int err;		/* first error, or 0 */
 	unsigned long line;	/* lines seen, for messages */
 	unsigned long err_line;	/* line of the first error; 0 = whole message */
+	/* Reading a `get` reply (a client, wgctl) rather than a `set`: the
+	 * get-only keys are taken, unknown keys are skipped (as wg skips
+	 * them, so newer daemons' keys do not break older clients), and an
+	 * all-zero preshared key means none. */
+	bool get;
 	/* Resolves the scope of `[fe80::1%eth0]:port` when it is not a
 	 * number; returns 0 if unknown.  Defaults to if_nametoindex(). */
 	unsigned int (*scope_index)(const char *name);
@@ -53,6 +58,15 @@ int uapi_parse_set_finish(struct uapi_parser *p);
  */
 int uapi_parse_set(struct config_device *cfg, const char *msg, size_t len);
 
+/*
+ * Parses a whole `get` reply: the key=value lines, "errno=N", the blank
+ * line, nothing after it.  Returns N (0, or the daemon's -errno), or
+ * -EPROTO when the reply is malformed (a bad value, no errno line, no
+ * blank line), as wg(8) reports one.  cfg must be initialized; on error it
+ * holds a partial result to be cleared.
+ */
+int uapi_parse_get(struct config_device *cfg, const char *msg, size_t len);
+
 /* A growing byte buffer whose contents may be secret: every reallocation and
  * uapi_buf_clear() wipes the old bytes. */
 struct uapi_buf {
@@ -66,9 +80,22 @@ void uapi_buf_clear(struct uapi_buf *b);
 /* Drops the first n bytes (wiping them). */
 void uapi_buf_consume(struct uapi_buf *b, size_t n);
 
+/* Appends n bytes; 0 or -ENOMEM (then b is unchanged). */
+int uapi_buf_append(struct uapi_buf *b, const void *data, size_t n);
+
 /* Appends the whole `get` reply for cfg, ending in "errno=0\n\n".
  * 0 or -ENOMEM (then b is unchanged). */
 int uapi_print_get(struct uapi_buf *b, const struct config_device *cfg);
+
+/*
+ * Appends the `set` message for cfg, from "set=1" to its blank line, as
+ * wg(8) writes one: private_key, listen_port and fwmark when their
+ * CONFIG_DEVICE_HAS_* flag is set, replace_peers; per peer public_key, then
+ * remove=true alone, or preshared_key, endpoint, the keepalive, replace_allowed_ips
+ * by their flags and every allowed IP (`-prefix` for a removal), update_only
+ * too when flagged.  0 or -ENOMEM / -EINVAL (then b is unchanged).
+ */
+int uapi_print_set(struct uapi_buf *b, const struct config_device *cfg);
 
 /* Appends "errno=N\n\n"; err is 0 or a negative errno.  0 or -ENOMEM. */
 int uapi_print_errno(struct uapi_buf *b, int err);

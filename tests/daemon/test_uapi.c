@@ -577,6 +577,180 @@ static void test_round_trip(void)
 	config_device_clear(&back);
 }
 
+/* Two snapshots hold the same data (what a get reply carries). */
+static bool same_device(const struct config_device *a, const struct config_device *b)
+{
+	if (a->listen_port != b->listen_port || a->fwmark != b->fwmark ||
+	    a->peers_len != b->peers_len ||
+	    (a->flags & CONFIG_DEVICE_HAS_PRIVATE_KEY) != (b->flags & CONFIG_DEVICE_HAS_PRIVATE_KEY) ||
+	    memcmp(a->private_key, b->private_key, 32) != 0)
+		return false;
+	for (size_t i = 0; i < a->peers_len; i++) {
+		const struct config_peer *p = &a->peers[i], *q = &b->peers[i];
+		uint32_t m = CONFIG_PEER_HAS_PRESHARED_KEY | CONFIG_PEER_HAS_ENDPOINT;
+
+		if (memcmp(p->public_key, q->public_key, 32) != 0 || (p->flags & m) != (q->flags & m) ||
+		    memcmp(p->preshared_key, q->preshared_key, 32) != 0 ||
+		    p->persistent_keepalive != q->persistent_keepalive ||
+		    p->last_handshake_sec != q->last_handshake_sec ||
+		    p->last_handshake_nsec != q->last_handshake_nsec ||
+		    p->rx_bytes != q->rx_bytes || p->tx_bytes != q->tx_bytes ||
+		    p->allowedips_len != q->allowedips_len)
+			return false;
+		if ((p->flags & CONFIG_PEER_HAS_ENDPOINT) &&
+		    memcmp(&p->endpoint, &q->endpoint, sizeof(p->endpoint)) != 0)
+			return false;
+		for (size_t j = 0; j < p->allowedips_len; j++)
+			if (memcmp(&p->allowedips[j], &q->allowedips[j], sizeof(p->allowedips[j])) != 0)
+				return false;
+	}
+	return true;
+}
+
+static int parse_get(struct config_device *cfg, const char *msg)
+{
+	config_device_init(cfg);
+	return uapi_parse_get(cfg, msg, strlen(msg));
+}
+
+/* The client's side of get (wgctl): the printer's reply parses back to the
+ * snapshot it was printed from; errno lines; malformed replies. */
+static void test_parse_get(void)
+{
+	static const char *const bad[] = {
+		"",					/* nothing */
+		"listen_port=1\n",			/* no errno, no blank line */
+		"listen_port=1\n\n",			/* blank line before errno */
+		"errno=0\n",				/* no blank line */
+		"errno=0\n\nx",				/* something after it */
+		"errno=0\n\n\n",
+		"errno=\n\n",
+		"errno=x\n\n",
+		"listen_port\nerrno=0\n\n",		/* no '=' */
+		"listen_port=70000\nerrno=0\n\n",	/* out of range */
+		"public_key=" K1 "\nrx_bytes=-1\nerrno=0\n\n",
+		"public_key=" K1 "\nlast_handshake_time_nsec=1000000000\nerrno=0\n\n",
+		"public_key=" K1 "\nendpoint=nowhere\nerrno=0\n\n",
+		"public_key=" K1 "\nallowed_ip=10.0.0.0\nerrno=0\n\n",
+		"public_key=zz\nerrno=0\n\n",
+	};
+	struct config_device dev, back;
+	struct uapi_buf b;
+
+	make_snapshot(&dev);
+	uapi_buf_init(&b);
+	check(uapi_print_get(&b, &dev) == 0, "get print");
+	config_device_init(&back);
+	check(uapi_parse_get(&back, b.data, b.len) == 0, "get parse");
+	check(same_device(&dev, &back), "get reply parses back to the snapshot");
+	/* Zeros in a reply mean no preshared key; a printed keepalive of 0 is off. */
+	check(back.peers_len == 3 && !(back.peers[1].flags & CONFIG_PEER_HAS_PRESHARED_KEY) &&
+	      (back.peers[0].flags & CONFIG_PEER_HAS_PRESHARED_KEY) &&
+	      back.peers[0].persistent_keepalive == 25 && back.peers[2].persistent_keepalive == 0,
+	      "get flags");
+	config_device_clear(&back);
+	uapi_buf_clear(&b);
+	config_device_clear(&dev);
+
+	check(parse_get(&dev, "errno=0\n\n") == 0 && dev.peers_len == 0 && dev.flags == 0,
+	      "empty reply");
+	config_device_clear(&dev);
+	check(parse_get(&dev, "errno=-22\n\n") == -22, "errno=-22");
+	config_device_clear(&dev);
+	check(parse_get(&dev, "errno=98\n\n") == -98, "errno=98");
+	config_device_clear(&dev);
+	/* Keys a newer daemon may add are skipped, in both sections. */
+	check(parse_get(&dev, "listen_port=5\nfuture_key=1\npublic_key=" K1 "\nanother=x\n"
+			"rx_bytes=7\nerrno=0\n\n") == 0 &&
+	      dev.listen_port == 5 && dev.peers_len == 1 && dev.peers[0].rx_bytes == 7,
+	      "unknown keys skipped");
+	config_device_clear(&dev);
+	/* Zeros are "none" in a reply, also after a value (the last one counts). */
+	check(parse_get(&dev, "private_key=" KZ "\nerrno=0\n\n") == 0 &&
+	      !(dev.flags & CONFIG_DEVICE_HAS_PRIVATE_KEY), "zero private key in a reply: none");
+	config_device_clear(&dev);
+	check(parse_get(&dev, "public_key=" K1 "\npreshared_key=" K2 "\npreshared_key=" KZ
+			"\nerrno=0\n\n") == 0 && dev.peers_len == 1 &&
+	      !(dev.peers[0].flags & CONFIG_PEER_HAS_PRESHARED_KEY), "last preshared key counts");
+	config_device_clear(&dev);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		check(parse_get(&dev, bad[i]) == -EPROTO, "bad reply %zu: -EPROTO", i);
+		config_device_clear(&dev);
+	}
+	/* The get-only keys stay errors in a set. */
+	check(parse(&dev, "public_key=" K1 "\nrx_bytes=7\n\n") == -EINVAL, "rx_bytes in a set");
+	config_device_clear(&dev);
+}
+
+/* The client's side of set: what uapi_print_set writes, the server's parser
+ * reads back to the same model, every flag and a removal included; and the
+ * literal text of a small message (wg's order). */
+static void test_print_set(void)
+{
+	static const char want[] =
+		"set=1\n"
+		"private_key=" K1 "\n"
+		"listen_port=0\n"
+		"fwmark=0\n"
+		"replace_peers=true\n"
+		"public_key=" K2 "\n"
+		"remove=true\n"
+		"public_key=" K1 "\n"
+		"update_only=true\n"
+		"preshared_key=" KZ "\n"
+		"endpoint=[fd00::1]:7\n"
+		"persistent_keepalive_interval=0\n"
+		"replace_allowed_ips=true\n"
+		"allowed_ip=10.0.0.0/8\n"
+		"allowed_ip=-fd00::/64\n"
+		"\n";
+	struct config_allowedip aip = { .family = AF_INET, .cidr = 8, .addr = { 10 } };
+	struct config_device dev, back;
+	struct config_peer *p;
+	struct uapi_buf b;
+
+	config_device_init(&dev);
+	dev.flags = CONFIG_DEVICE_HAS_PRIVATE_KEY | CONFIG_DEVICE_HAS_LISTEN_PORT |
+		    CONFIG_DEVICE_HAS_FWMARK | CONFIG_DEVICE_REPLACE_PEERS;
+	key_fill(dev.private_key, 1, 1);
+	p = config_device_add_peer(&dev, (const uint8_t[32]){ [0 ... 31] = 0xab });
+	/* A removed peer's other fields are not sent. */
+	p->flags = CONFIG_PEER_REMOVE | CONFIG_PEER_HAS_KEEPALIVE;
+	p = config_device_add_peer(&dev, dev.private_key);
+	p->flags = CONFIG_PEER_UPDATE_ONLY | CONFIG_PEER_HAS_PRESHARED_KEY |
+		   CONFIG_PEER_HAS_ENDPOINT | CONFIG_PEER_HAS_KEEPALIVE |
+		   CONFIG_PEER_REPLACE_ALLOWEDIPS;
+	p->endpoint.in6.sin6_family = AF_INET6;
+	p->endpoint.in6.sin6_port = htons(7);
+	inet_pton(AF_INET6, "fd00::1", &p->endpoint.in6.sin6_addr);
+	config_peer_add_allowedip(p, &aip);
+	aip = (struct config_allowedip){ .family = AF_INET6, .cidr = 64, .remove = true,
+					 .addr = { 0xfd } };
+	config_peer_add_allowedip(p, &aip);
+
+	uapi_buf_init(&b);
+	check(uapi_print_set(&b, &dev) == 0, "set print");
+	if (!check(buf_is(&b, want), "set text"))
+		fprintf(stderr, "got:\n%.*s\n", (int)b.len, b.data);
+	/* The server's parser takes the body after "set=1\n". */
+	config_device_init(&back);
+	check(b.len > 6 && uapi_parse_set(&back, b.data + 6, b.len - 6) == 0, "set parses back");
+	check(back.flags == dev.flags && back.peers_len == 2 &&
+	      back.peers[0].flags == CONFIG_PEER_REMOVE && back.peers[1].flags == p->flags &&
+	      back.peers[1].allowedips_len == 2 && back.peers[1].allowedips[1].remove &&
+	      memcmp(&back.peers[1].endpoint, &p->endpoint, sizeof(p->endpoint)) == 0,
+	      "set round trip");
+	config_device_clear(&back);
+	uapi_buf_clear(&b);
+
+	/* Nothing flagged: only the frame. */
+	config_device_clear(&dev);
+	check(uapi_print_set(&b, &dev) == 0 && buf_is(&b, "set=1\n\n"), "empty set");
+	check(uapi_buf_append(&b, "ab", 2) == 0 && b.len == 9 && memcmp(b.data + 7, "ab", 2) == 0,
+	      "append");
+	uapi_buf_clear(&b);
+}
+
 /*
  * Mutations of a message that uses every key: random bytes replaced,
  * inserted or deleted (seeded, reproducible).  Whatever the parser makes of
@@ -594,6 +768,69 @@ static uint64_t rng_next(void)
 	return rng_state * 0x2545f4914f6cdd1du;
 }
 
+/* One to three random bytes of msg (len of cap used) replaced, inserted or
+ * deleted; returns the new length. */
+static size_t mutate(char *msg, size_t len, size_t cap)
+{
+	static const char alphabet[] = "=\n\0:/[]%-.0123456789abcdefxyzABC ";
+
+	for (int m = (int)(rng_next() % 3); m >= 0; m--) {
+		size_t pos = rng_next() % len;
+		char c = alphabet[rng_next() % (sizeof(alphabet) - 1)];
+
+		switch (rng_next() % 3) {
+		case 0:
+			msg[pos] = c;
+			break;
+		case 1:
+			if (len < cap) {
+				memmove(msg + pos + 1, msg + pos, len - pos);
+				msg[pos] = c;
+				len++;
+			}
+			break;
+		default:
+			memmove(msg + pos, msg + pos + 1, len - pos - 1);
+			len--;
+			break;
+		}
+	}
+	return len;
+}
+
+/* The same for get replies (wgctl's side): whatever uapi_parse_get()
+ * accepts of a mutated reply, printed again, parses back to the same. */
+static void test_get_mutations(void)
+{
+	unsigned long accepted = 0, rt_fail = 0;
+	char msg[sizeof(snapshot_text) + 16];
+	struct uapi_buf b;
+
+	uapi_buf_init(&b);
+	for (int iter = 0; iter < 20000; iter++) {
+		struct config_device cfg, back;
+		size_t len = mutate(memcpy(msg, snapshot_text, sizeof(snapshot_text) - 1),
+				    sizeof(snapshot_text) - 1, sizeof(msg));
+
+		config_device_init(&cfg);
+		config_device_init(&back);
+		if (uapi_parse_get(&cfg, msg, len) == 0) {
+			accepted++;
+			uapi_buf_consume(&b, b.len);
+			if (uapi_print_get(&b, &cfg) != 0 || uapi_parse_get(&back, b.data, b.len) != 0 ||
+			    !same_device(&cfg, &back)) {
+				if (!rt_fail++ || getenv("TEST_UAPI_VERBOSE"))
+					fprintf(stderr, "get round trip failed for:\n%.*s\n", (int)len, msg);
+			}
+		}
+		config_device_clear(&cfg);
+		config_device_clear(&back);
+	}
+	check(rt_fail == 0, "get mutations: %lu accepted replies failed the round trip", rt_fail);
+	check(accepted > 100 && accepted < 19000, "get mutations: %lu of 20000 accepted", accepted);
+	uapi_buf_clear(&b);
+}
+
 static void test_mutations(void)
 {
 	static const char seed[] =
@@ -603,7 +840,6 @@ static void test_mutations(void)
 		"allowed_ip=10.0.0.0/8\nallowed_ip=-fd00::/64\nprotocol_version=1\n"
 		"public_key=" K1 "\nendpoint=192.0.2.1:1\nupdate_only=true\n"
 		"public_key=" KZ "\nremove=true\n\n";
-	static const char alphabet[] = "=\n\0:/[]%-.0123456789abcdefxyzABC ";
 	unsigned long accepted = 0, rt_fail = 0;
 	char msg[sizeof(seed) + 16], *set;
 	struct uapi_buf b1, b2;
@@ -615,27 +851,7 @@ static void test_mutations(void)
 		size_t len = sizeof(seed) - 1;
 
 		memcpy(msg, seed, len);
-		for (int m = (int)(rng_next() % 3); m >= 0; m--) {
-			size_t pos = rng_next() % len;
-			char c = alphabet[rng_next() % (sizeof(alphabet) - 1)];
-
-			switch (rng_next() % 3) {
-			case 0:
-				msg[pos] = c;
-				break;
-			case 1:
-				if (len < sizeof(msg)) {
-					memmove(msg + pos + 1, msg + pos, len - pos);
-					msg[pos] = c;
-					len++;
-				}
-				break;
-			default:
-				memmove(msg + pos, msg + pos + 1, len - pos - 1);
-				len--;
-				break;
-			}
-		}
+		len = mutate(msg, len, sizeof(msg));
 		config_device_init(&cfg);
 		if (uapi_parse_set(&cfg, msg, len) == 0) {
 			size_t n;
@@ -1297,7 +1513,10 @@ int main(int argc, char **argv)
 	test_set_bad();
 	test_get();
 	test_round_trip();
+	test_parse_get();
+	test_print_set();
 	test_mutations();
+	test_get_mutations();
 	test_server();
 	printf("test_uapi: %lu checks, %lu failures\n", checks, failures);
 	return failures ? 1 : 0;

@@ -9,4 +9,4 @@ fuzzer=$1 corpus=$2 scratch=$3
 shift 3
 rm -rf "$scratch"
 mkdir -p "$scratch"
-exec "$fuzzer" -artifact_prefix="$scratch/" "$@" "$scratch" "$corpus"
+exec "$fuzzer" -error_exitcode=1 -artifact_prefix="$scratch/" "$@" "$scratch" "$corpus"

@@ -1,0 +1,873 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Configuration files in wg's and wg-quick's format (daemon/conffile.h).
+ *
+ * One line at a time: the comment ('#' to the end) and the surrounding
+ * whitespace go, then a line is a section header or "Key = value".  The
+ * parser works on spans of the caller's text and copies only what it keeps
+ * (host names, addresses, DNS entries, hooks), so no key is ever copied out
+ * of the text into a buffer of its own; conffile_load() wipes the text.
+ *
+ * wg(8) removes all whitespace from a line, wg-quick(8) only around the key
+ * and the value; we do the latter (hooks keep their inner spaces) and split
+ * lists at commas and whitespace, which accepts every file either accepts.
+ */
+#include "daemon/conffile.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "crypto/util.h"
+
+#define CONFFILE_MAX (1u << 20)
+
+const char *conffile_rt_tables = "/etc/iproute2/rt_tables";
+
+/* ---- base64 of keys, in constant time ---- */
+
+/* 1 when a <= b, else 0, without a branch; a, b < 2^31. */
+static uint32_t ct_le(uint32_t a, uint32_t b)
+{
+	return ((b - a) >> 31) ^ 1;
+}
+
+/* The 6-bit value of one base64 character; *bad gets 1 if it is none. */
+static uint32_t b64_value(uint32_t c, uint32_t *bad)
+{
+	uint32_t up = ct_le('A', c) & ct_le(c, 'Z');
+	uint32_t lo = ct_le('a', c) & ct_le(c, 'z');
+	uint32_t dig = ct_le('0', c) & ct_le(c, '9');
+	uint32_t plus = ct_le('+', c) & ct_le(c, '+');
+	uint32_t slash = ct_le('/', c) & ct_le(c, '/');
+
+	*bad |= (up | lo | dig | plus | slash) ^ 1;
+	return ((c - 'A') & (0u - up)) | ((c - 'a' + 26) & (0u - lo)) |
+	       ((c - '0' + 52) & (0u - dig)) | (62 & (0u - plus)) | (63 & (0u - slash));
+}
+
+bool conffile_key_from_base64(uint8_t key[CONFIG_KEY_LEN], const char *b64, size_t len)
+{
+	uint32_t bad = 0, acc = 0;
+	size_t out = 0;
+
+	/* 32 bytes are 43 characters (258 bits, the last 2 zero) and one '='.
+	 * The length and the '=' are public. */
+	if (len != 44 || b64[43] != '=') {
+		crypto_wipe(key, CONFIG_KEY_LEN);
+		return false;
+	}
+	for (size_t i = 0; i < 43; i++) {
+		acc = (acc << 6) | b64_value((uint8_t)b64[i], &bad);
+		if (i % 4 == 3) {
+			key[out++] = (uint8_t)(acc >> 16);
+			key[out++] = (uint8_t)(acc >> 8);
+			key[out++] = (uint8_t)acc;
+			acc = 0;
+		}
+	}
+	/* Three characters left: 18 bits, 16 of key and 2 that must be 0. */
+	key[out++] = (uint8_t)(acc >> 10);
+	key[out] = (uint8_t)(acc >> 2);
+	bad |= (acc | acc >> 1) & 1;
+	/* Invalid input leaves zeros, by mask, as uapi_key_from_hex(). */
+	for (size_t i = 0; i < CONFIG_KEY_LEN; i++)
+		key[i] &= (uint8_t)(bad - 1);
+	return !bad;
+}
+
+/* The base64 character of a 6-bit value v: 'A' + v, moved by each class
+ * boundary v has passed ('a' - 26 - 'A' = 6, '0' - 52 - ('a' - 26) = -75,
+ * '+' - 62 - ('0' - 52) = -15, '/' - 63 - ('+' - 62) = 3). */
+static char b64_char(uint32_t v)
+{
+	return (char)('A' + v + 6 * ct_le(26, v) - 75 * ct_le(52, v) -
+		      15 * ct_le(62, v) + 3 * ct_le(63, v));
+}
+
+void conffile_key_to_base64(char out[45], const uint8_t key[CONFIG_KEY_LEN])
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < 30; i += 3) {
+		uint32_t v = (uint32_t)key[i] << 16 | (uint32_t)key[i + 1] << 8 | key[i + 2];
+
+		for (int s = 18; s >= 0; s -= 6)
+			out[o++] = b64_char((v >> s) & 63);
+	}
+	uint32_t v = (uint32_t)key[30] << 10 | (uint32_t)key[31] << 2;
+
+	out[o++] = b64_char(v >> 12);
+	out[o++] = b64_char((v >> 6) & 63);
+	out[o++] = b64_char(v & 63);
+	out[o++] = '=';
+	out[o] = '\0';
+}
+
+/* ---- the model ---- */
+
+void conffile_init(struct conffile *cf)
+{
+	memset(cf, 0, sizeof(*cf));
+	config_device_init(&cf->dev);
+}
+
+/* Hooks may name secrets (a key file, a password): wiped too. */
+static void strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		crypto_wipe(v[i], strlen(v[i]));
+		free(v[i]);
+	}
+	free(v);
+}
+
+void conffile_clear(struct conffile *cf)
+{
+	for (size_t i = 0; cf->peers && i < cf->dev.peers_len; i++)
+		free(cf->peers[i].endpoint_host);
+	free(cf->peers);
+	config_device_clear(&cf->dev);
+	free(cf->addrs);
+	strv_free(cf->dns, cf->dns_len);
+	for (int h = 0; h < CONFFILE_NHOOKS; h++)
+		strv_free(cf->hooks[h], cf->hooks_len[h]);
+	conffile_init(cf);
+}
+
+/* ---- parsing ---- */
+
+struct span {
+	const char *p;
+	size_t len;
+};
+
+enum section { SEC_NONE, SEC_INTERFACE, SEC_PEER };
+
+/* A key handler's "p->bad is not a valid value" (errors are negative). */
+#define BAD 1
+
+struct parser {
+	struct conffile *cf;
+	const char *name;
+	enum conffile_format fmt;
+	unsigned int line;
+	enum section sec;
+	bool seen_interface;
+	bool peer_has_key;	/* the current [Peer] has its PublicKey */
+	struct span bad;	/* the value, or the list item, at fault */
+	char *err;
+	size_t errlen;
+};
+
+enum key {
+	/* [Interface], wg's */
+	K_PRIVATE_KEY, K_LISTEN_PORT, K_FWMARK,
+	/* [Interface], wg-quick's */
+	K_ADDRESS, K_MTU, K_TABLE, K_DNS, K_PRE_UP, K_POST_UP, K_PRE_DOWN, K_POST_DOWN,
+	K_SAVE_CONFIG,
+	/* [Peer] */
+	K_PUBLIC_KEY, K_PRESHARED_KEY, K_ENDPOINT, K_ALLOWED_IPS, K_KEEPALIVE,
+	K_COUNT,
+};
+
+/* Each key's name as wg(8) and wg-quick(8) spell it, and what a valid value
+ * is, for messages.  Hooks take any value. */
+static const char *const key_info[K_COUNT][2] = {
+	{ "PrivateKey", "a 44-character base64 key" },
+	{ "ListenPort", "0 to 65535" },
+	{ "FwMark", "off or a 32-bit number" },
+	{ "Address", "IP addresses with optional /prefix lengths" },
+	{ "MTU", "68 to 65535" },
+	{ "Table", "auto, off, a number or a name in iproute2's rt_tables" },
+	{ "DNS", "IP addresses and domain names" },
+	{ "PreUp", "" }, { "PostUp", "" }, { "PreDown", "" }, { "PostDown", "" },
+	{ "SaveConfig", "true or false" },
+	{ "PublicKey", "a 44-character base64 key" },
+	{ "PresharedKey", "a 44-character base64 key" },
+	{ "Endpoint", "host:port, IPv4:port or [IPv6]:port" },
+	{ "AllowedIPs", "IP addresses with optional /prefix lengths" },
+	{ "PersistentKeepalive", "off or 0 to 65535" },
+};
+
+static int perr(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* "NAME:LINE: message"; always -EINVAL. */
+static int perr(struct parser *p, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(p->err, p->errlen, "%s:%u: ", p->name, p->line);
+	if (n >= 0 && (size_t)n < p->errlen) {
+		va_start(ap, fmt);
+		vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static struct span trim(struct span s)
+{
+	while (s.len && is_space(s.p[0])) {
+		s.p++;
+		s.len--;
+	}
+	while (s.len && is_space(s.p[s.len - 1]))
+		s.len--;
+	return s;
+}
+
+static bool span_eq(struct span s, const char *lit)
+{
+	return strlen(lit) == s.len && strncasecmp(s.p, lit, s.len) == 0;
+}
+
+/* A value quoted in a message: at most 64 bytes of it. */
+#define SHOW(s) (int)((s).len < 64 ? (s).len : 64), (s).p
+
+/* Copies s into buf (n bytes) NUL-terminated; false if it does not fit. */
+static bool span_str(char *buf, size_t n, struct span s)
+{
+	if (s.len >= n)
+		return false;
+	memcpy(buf, s.p, s.len);
+	buf[s.len] = '\0';
+	return true;
+}
+
+/* Decimal, or hexadecimal after "0x" when hex; value <= max. */
+static bool parse_num(struct span s, bool hex, uint64_t max, uint64_t *out)
+{
+	unsigned int base = 10;
+	uint64_t v = 0;
+
+	if (hex && s.len > 2 && s.p[0] == '0' && (s.p[1] | 0x20) == 'x') {
+		base = 16;
+		s.p += 2;
+		s.len -= 2;
+	}
+	if (s.len == 0)
+		return false;
+	for (size_t i = 0; i < s.len; i++) {
+		unsigned int c = (uint8_t)s.p[i], d = c - '0';
+
+		if (base == 16 && d > 9 && (c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+			d = (c | 0x20) - 'a' + 10;
+		if (d >= base || v > (max - d) / base)
+			return false;
+		v = v * base + d;
+	}
+	*out = v;
+	return true;
+}
+
+/* "off" or a number up to max. */
+static bool parse_off_num(struct span v, bool hex, uint64_t max, uint64_t *n)
+{
+	*n = 0;
+	return span_eq(v, "off") || parse_num(v, hex, max, n);
+}
+
+/* The next list item of *rest, items separated by commas and whitespace. */
+static bool next_item(struct span *rest, struct span *item)
+{
+	size_t i = 0;
+
+	while (i < rest->len && (rest->p[i] == ',' || is_space(rest->p[i])))
+		i++;
+	item->p = rest->p + i;
+	while (i < rest->len && rest->p[i] != ',' && !is_space(rest->p[i]))
+		i++;
+	item->len = (size_t)(rest->p + i - item->p);
+	rest->p += i;
+	rest->len -= i;
+	return item->len > 0;
+}
+
+/* "addr[/len]", the full length when none is written; AF_UNSPEC if bad. */
+static int parse_prefix(struct span s, uint8_t addr[16], uint8_t *len)
+{
+	char buf[INET6_ADDRSTRLEN];
+	const char *slash = memchr(s.p, '/', s.len);
+	struct span a = { s.p, slash ? (size_t)(slash - s.p) : s.len };
+	int family = memchr(a.p, ':', a.len) ? AF_INET6 : AF_INET;
+	uint64_t bits = family == AF_INET ? 32 : 128;
+
+	if (!span_str(buf, sizeof(buf), a) || inet_pton(family, buf, addr) != 1)
+		return AF_UNSPEC;
+	if (slash && !parse_num((struct span){ slash + 1, s.len - a.len - 1 }, false, bits, &bits))
+		return AF_UNSPEC;
+	*len = (uint8_t)bits;
+	return family;
+}
+
+/* A host name as getaddrinfo() would look it up: letters, digits, '-', '.', '_'. */
+static bool is_host_name(struct span h)
+{
+	if (h.len == 0 || h.len > 253)
+		return false;
+	for (size_t i = 0; i < h.len; i++) {
+		unsigned char c = (unsigned char)h.p[i];
+
+		if (!((c | 0x20) >= 'a' && (c | 0x20) <= 'z') && !(c >= '0' && c <= '9') &&
+		    c != '-' && c != '.' && c != '_')
+			return false;
+	}
+	return true;
+}
+
+/* Appends a copy of s to the string vector *v of *n entries. */
+static int strv_add(char ***v, size_t *n, struct span s)
+{
+	char **nv = realloc(*v, (*n + 1) * sizeof(**v));
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	nv[*n] = strndup(s.p, s.len);
+	return nv[*n] ? (int)(++*n, 0) : -ENOMEM;
+}
+
+/* Address, DNS or AllowedIPs: every item of v.  An empty AllowedIPs is a
+ * peer without any, as wg(8) takes it; the others need one at least. */
+static int parse_list(struct parser *p, enum key k, struct span v)
+{
+	struct conffile *cf = p->cf;
+	struct span item;
+	bool any = k == K_ALLOWED_IPS;
+	int ret = 0;
+
+	while (!ret && next_item(&v, &item)) {
+		struct config_allowedip aip = { 0 };
+		struct conffile_addr a = { 0 }, *na;
+		char buf[INET6_ADDRSTRLEN];
+
+		any = true;
+		p->bad = item;
+		if (k == K_DNS) {
+			/* Stored as written; resolvconf gets servers and domains. */
+			if (!is_host_name(item) && (!span_str(buf, sizeof(buf), item) ||
+			    inet_pton(AF_INET6, buf, a.addr) != 1))
+				return BAD;
+			ret = strv_add(&cf->dns, &cf->dns_len, item);
+		} else if (k == K_ADDRESS) {
+			a.family = (uint8_t)parse_prefix(item, a.addr, &a.prefixlen);
+			if (a.family == AF_UNSPEC)
+				return BAD;
+			na = realloc(cf->addrs, (cf->addrs_len + 1) * sizeof(*na));
+			if (!na)
+				return -ENOMEM;
+			cf->addrs = na;
+			cf->addrs[cf->addrs_len++] = a;
+		} else {
+			aip.family = (uint8_t)parse_prefix(item, aip.addr, &aip.cidr);
+			if (aip.family == AF_UNSPEC)
+				return BAD;
+			config_allowedip_mask(&aip);
+			ret = config_peer_add_allowedip(&cf->dev.peers[cf->dev.peers_len - 1], &aip);
+		}
+	}
+	return ret ? ret : any ? 0 : BAD;
+}
+
+/* A table name of iproute2's rt_tables file ("NUMBER NAME" lines). */
+static bool lookup_rt_table(struct span name, uint32_t *id)
+{
+	FILE *f = fopen(conffile_rt_tables, "re");
+	char line[256];
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		struct span rest = { line, strcspn(line, "#\n") }, num, nm;
+		uint64_t n;
+
+		if (next_item(&rest, &num) && next_item(&rest, &nm) &&
+		    nm.len == name.len && memcmp(nm.p, name.p, name.len) == 0 &&
+		    parse_num(num, true, UINT32_MAX, &n)) {
+			*id = (uint32_t)n;
+			found = true;
+		}
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* auto, off, a table number, or its name: iproute2's built-in ones
+ * (default 253, main 254, local 255) or one of rt_tables. */
+static int parse_table(struct conffile *cf, struct span v)
+{
+	static const char names[] = "default\0main\0local";
+	uint64_t n;
+
+	cf->table = CONFFILE_TABLE_ID;
+	cf->table_id = 0;
+	if (span_eq(v, "auto")) {
+		cf->table = CONFFILE_TABLE_AUTO;
+	} else if (span_eq(v, "off")) {
+		cf->table = CONFFILE_TABLE_OFF;
+	} else if (parse_num(v, true, UINT32_MAX, &n)) {
+		cf->table_id = (uint32_t)n;
+	} else {
+		for (uint32_t i = 0, off = 0; i < 3; off += (uint32_t)strlen(names + off) + 1, i++)
+			if (v.len == strlen(names + off) && memcmp(v.p, names + off, v.len) == 0)
+				cf->table_id = 253 + i;
+		if (!cf->table_id)
+			lookup_rt_table(v, &cf->table_id);
+	}
+	return cf->table != CONFFILE_TABLE_ID || cf->table_id ? 0 : BAD;
+}
+
+/* A numeric address (with an IPv6 scope) into ep; false if not numeric. */
+static bool numeric_host(const char *host, int family, uint16_t port, union config_endpoint *ep)
+{
+	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST, .ai_family = family,
+				  .ai_socktype = SOCK_DGRAM };
+	struct addrinfo *res;
+	bool ok;
+
+	if (getaddrinfo(host, NULL, &hints, &res) != 0)
+		return false;
+	ok = res->ai_addrlen <= sizeof(*ep);
+	if (ok) {
+		memset(ep, 0, sizeof(*ep));
+		memcpy(ep, res->ai_addr, res->ai_addrlen);
+		/* sin_port and sin6_port are at the same offset. */
+		ep->in.sin_port = htons(port);
+	}
+	freeaddrinfo(res);
+	return ok;
+}
+
+/* host:port, IPv4:port or [IPv6]:port; a numeric one goes into the model. */
+static int parse_endpoint(struct conffile *cf, struct span v)
+{
+	size_t i = cf->dev.peers_len - 1;
+	struct config_peer *peer = &cf->dev.peers[i];
+	struct conffile_peer *cp = &cf->peers[i];
+	bool bracket = v.p[0] == '[';
+	size_t colon = v.len;
+	struct span host;
+	uint64_t port;
+	char buf[256];
+
+	while (colon > 0 && v.p[colon - 1] != ':')
+		colon--;
+	if (colon-- == 0 || colon < 1 + 2 * (size_t)bracket ||
+	    (bracket && v.p[colon - 1] != ']') ||
+	    !parse_num((struct span){ v.p + colon + 1, v.len - colon - 1 }, false, UINT16_MAX, &port))
+		return BAD;
+	host = (struct span){ v.p + bracket, colon - 2 * bracket };
+	if (!span_str(buf, sizeof(buf), host))
+		return BAD;
+	peer->flags &= ~CONFIG_PEER_HAS_ENDPOINT;
+	cp->endpoint_is_name = false;
+	if (numeric_host(buf, bracket ? AF_INET6 : AF_INET, (uint16_t)port, &peer->endpoint))
+		peer->flags |= CONFIG_PEER_HAS_ENDPOINT;
+	else if (!bracket && is_host_name(host))
+		cp->endpoint_is_name = true;
+	else
+		return BAD;
+	free(cp->endpoint_host);
+	cp->endpoint_host = strdup(buf);
+	cp->endpoint_port = (uint16_t)port;
+	return cp->endpoint_host ? 0 : -ENOMEM;
+}
+
+/* One key's value into the model: 0, BAD or -ENOMEM. */
+static int parse_key(struct parser *p, enum key k, struct span v)
+{
+	struct conffile *cf = p->cf;
+	struct config_device *dev = &cf->dev;
+	struct config_peer *peer = dev->peers_len ? &dev->peers[dev->peers_len - 1] : NULL;
+	uint64_t n;
+
+	switch (k) {
+	case K_PRIVATE_KEY:
+		dev->flags |= CONFIG_DEVICE_HAS_PRIVATE_KEY;
+		return conffile_key_from_base64(dev->private_key, v.p, v.len) ? 0 : BAD;
+	case K_LISTEN_PORT:
+		dev->flags |= CONFIG_DEVICE_HAS_LISTEN_PORT;
+		if (!parse_num(v, false, UINT16_MAX, &n))
+			return BAD;
+		dev->listen_port = (uint16_t)n;
+		return 0;
+	case K_FWMARK:
+		dev->flags |= CONFIG_DEVICE_HAS_FWMARK;
+		if (!parse_off_num(v, true, UINT32_MAX, &n))
+			return BAD;
+		dev->fwmark = (uint32_t)n;
+		return 0;
+	case K_MTU:
+		if (!parse_num(v, false, 65535, &n) || n < 68)
+			return BAD;
+		cf->mtu = (unsigned int)n;
+		return 0;
+	case K_TABLE:
+		return parse_table(cf, v);
+	case K_PRE_UP:
+	case K_POST_UP:
+	case K_PRE_DOWN:
+	case K_POST_DOWN:
+		return strv_add(&cf->hooks[k - K_PRE_UP], &cf->hooks_len[k - K_PRE_UP], v);
+	case K_SAVE_CONFIG:
+		cf->save_config = span_eq(v, "true");
+		return cf->save_config || span_eq(v, "false") ? 0 : BAD;
+	case K_PUBLIC_KEY:
+		p->peer_has_key = true;
+		return conffile_key_from_base64(peer->public_key, v.p, v.len) ? 0 : BAD;
+	case K_PRESHARED_KEY:
+		peer->flags |= CONFIG_PEER_HAS_PRESHARED_KEY;
+		return conffile_key_from_base64(peer->preshared_key, v.p, v.len) ? 0 : BAD;
+	case K_ENDPOINT:
+		return parse_endpoint(cf, v);
+	case K_KEEPALIVE:
+		peer->flags |= CONFIG_PEER_HAS_KEEPALIVE;
+		if (!parse_off_num(v, false, UINT16_MAX, &n))
+			return BAD;
+		peer->persistent_keepalive = (uint16_t)n;
+		return 0;
+	default:
+		return parse_list(p, k, v);
+	}
+}
+
+static int end_peer(struct parser *p)
+{
+	if (p->sec == SEC_PEER && !p->peer_has_key) {
+		p->line = p->cf->peers[p->cf->dev.peers_len - 1].line;
+		return perr(p, "[Peer] without PublicKey");
+	}
+	return 0;
+}
+
+/* A [Peer] header: a new peer in the model and its conffile_peer beside it
+ * (cf->peers always has dev.peers_cap entries). */
+static int start_peer(struct parser *p)
+{
+	static const uint8_t zero[CONFIG_KEY_LEN];
+	struct conffile *cf = p->cf;
+	size_t cap = cf->dev.peers_cap;
+	struct config_peer *peer = config_device_add_peer(&cf->dev, zero);
+
+	if (!peer)
+		return -ENOMEM;
+	if (cf->dev.peers_cap != cap) {
+		struct conffile_peer *n = realloc(cf->peers, cf->dev.peers_cap * sizeof(*n));
+
+		if (!n) {
+			cf->dev.peers_len--;	/* keeps conffile_clear() in bounds */
+			return -ENOMEM;
+		}
+		memset(n + cap, 0, (cf->dev.peers_cap - cap) * sizeof(*n));
+		cf->peers = n;
+	}
+	/* A file states a peer's whole set of allowed IPs. */
+	peer->flags |= CONFIG_PEER_REPLACE_ALLOWEDIPS;
+	cf->peers[cf->dev.peers_len - 1].line = p->line;
+	p->peer_has_key = false;
+	p->sec = SEC_PEER;
+	return 0;
+}
+
+static int parse_section(struct parser *p, struct span s)
+{
+	int ret = end_peer(p);
+
+	if (ret)
+		return ret;
+	if (span_eq(s, "[Peer]"))
+		return start_peer(p);
+	if (!span_eq(s, "[Interface]"))
+		return perr(p, "unknown section `%.*s'", SHOW(s));
+	if (p->seen_interface)
+		return perr(p, "a second [Interface]");
+	p->seen_interface = true;
+	p->sec = SEC_INTERFACE;
+	return 0;
+}
+
+static int parse_line(struct parser *p, struct span s)
+{
+	const char *hash = memchr(s.p, '#', s.len);
+	const char *eq;
+	struct span key, v;
+	unsigned int k;
+	int ret;
+
+	if (hash)
+		s.len = (size_t)(hash - s.p);
+	s = trim(s);
+	if (s.len == 0)
+		return 0;
+	if (memchr(s.p, '\0', s.len))
+		return perr(p, "NUL byte in the line");
+	if (s.p[0] == '[')
+		return parse_section(p, s);
+	eq = memchr(s.p, '=', s.len);
+	if (!eq)
+		return perr(p, "not a [Section] nor Key = value");
+	key = trim((struct span){ s.p, (size_t)(eq - s.p) });
+	v = trim((struct span){ eq + 1, (size_t)(s.p + s.len - eq - 1) });
+	for (k = 0; k < K_COUNT && !span_eq(key, key_info[k][0]); k++)
+		;
+	if (k == K_COUNT) {
+		/* Only the first word: "PrivateKey <key>=" must not print the key. */
+		for (key.len = 0; !is_space(key.p[key.len]) && key.p + key.len < eq; key.len++)
+			;
+		return perr(p, "unknown key `%.*s'", SHOW(key));
+	}
+	if (p->sec == SEC_NONE)
+		return perr(p, "%s before any section", key_info[k][0]);
+	if ((p->sec == SEC_PEER) != (k >= K_PUBLIC_KEY))
+		return perr(p, "%s is not a%s key", key_info[k][0],
+			    p->sec == SEC_PEER ? " [Peer]" : "n [Interface]");
+	if (p->fmt == CONFFILE_WG && k >= K_ADDRESS && k <= K_SAVE_CONFIG)
+		return perr(p, "%s is a wg-quick key, not one of wg's", key_info[k][0]);
+	if (v.len == 0 && k != K_ALLOWED_IPS)
+		return perr(p, "%s without a value", key_info[k][0]);
+	p->bad = v;
+	ret = parse_key(p, k, v);
+	if (ret != BAD)
+		return ret;
+	if (k == K_PRIVATE_KEY || k == K_PRESHARED_KEY)
+		return perr(p, "invalid %s (%s)", key_info[k][0], key_info[k][1]);
+	return perr(p, "invalid %s `%.*s' (%s)", key_info[k][0], SHOW(p->bad), key_info[k][1]);
+}
+
+struct key_line {
+	uint8_t key[CONFIG_KEY_LEN];
+	unsigned int line;
+};
+
+static int key_line_cmp(const void *a, const void *b)
+{
+	const struct key_line *x = a, *y = b;
+	int c = memcmp(x->key, y->key, CONFIG_KEY_LEN);
+
+	return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+/* The same PublicKey in two [Peer]s: sorted (public) keys, neighbours. */
+static int check_duplicates(struct parser *p)
+{
+	const struct conffile *cf = p->cf;
+	size_t n = cf->dev.peers_len;
+	struct key_line *kl;
+	int ret = 0;
+
+	if (n < 2)
+		return 0;
+	kl = calloc(n, sizeof(*kl));
+	if (!kl)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		memcpy(kl[i].key, cf->dev.peers[i].public_key, CONFIG_KEY_LEN);
+		kl[i].line = cf->peers[i].line;
+	}
+	qsort(kl, n, sizeof(*kl), key_line_cmp);
+	for (size_t i = 1; i < n && !ret; i++) {
+		if (memcmp(kl[i - 1].key, kl[i].key, CONFIG_KEY_LEN) == 0) {
+			p->line = kl[i].line;
+			ret = perr(p, "[Peer] with the PublicKey of the [Peer] at line %u",
+				   kl[i - 1].line);
+		}
+	}
+	free(kl);
+	return ret;
+}
+
+int conffile_parse(struct conffile *cf, const char *name, const char *text, size_t len,
+		   enum conffile_format fmt, char *err, size_t errlen)
+{
+	struct parser p = { .cf = cf, .name = name, .fmt = fmt, .err = err, .errlen = errlen };
+	size_t pos = 0;
+	int ret = 0;
+
+	if (errlen)
+		err[0] = '\0';
+	while (!ret && pos < len) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
+
+		p.line++;
+		ret = parse_line(&p, (struct span){ text + pos, n });
+		pos += n + 1;
+	}
+	if (!ret)
+		ret = end_peer(&p);
+	if (!ret)
+		ret = check_duplicates(&p);
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "%s: out of memory", name);
+	if (ret)
+		conffile_clear(cf);
+	return ret;
+}
+
+int conffile_load(struct conffile *cf, const char *path, enum conffile_format fmt,
+		  bool *exposed, char *err, size_t errlen)
+{
+	/* One byte more than allowed, to see a file that is too large.  The
+	 * pages the allocator maps for it are touched only as far as read. */
+	char *buf = malloc(CONFFILE_MAX + 1);
+	size_t len = 0;
+	struct stat st;
+	ssize_t n = 1;
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (!buf || fd < 0 || fstat(fd, &st) < 0) {
+		ret = buf ? -errno : -ENOMEM;
+		goto out;
+	}
+	if (exposed)
+		*exposed = st.st_mode & 044;
+	while (len <= CONFFILE_MAX && n != 0) {
+		n = read(fd, buf + len, CONFFILE_MAX + 1 - len);
+		if (n < 0 && errno != EINTR) {
+			ret = -errno;
+			goto out;
+		}
+		len += n > 0 ? (size_t)n : 0;
+	}
+	ret = len > CONFFILE_MAX ? -EFBIG : 0;
+out:
+	if (ret == -EFBIG)
+		snprintf(err, errlen, "%s: larger than 1 MiB", path);
+	else if (ret)
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+	else
+		ret = conffile_parse(cf, path, buf, len, fmt, err, errlen);
+	if (buf) {
+		crypto_wipe(buf, len);
+		free(buf);
+	}
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/* ---- printing ---- */
+
+/* "Name = <base64>\n"; the stack copy of a secret key's base64 is wiped. */
+static void print_key(FILE *f, const char *name, const uint8_t key[CONFIG_KEY_LEN])
+{
+	char b64[45];
+
+	conffile_key_to_base64(b64, key);
+	fprintf(f, "%s = %s\n", name, b64);
+	crypto_wipe(b64, sizeof(b64));
+}
+
+/* As wg showconf: getnameinfo()'s numeric form (an IPv6 scope as the
+ * interface's name), IPv6 in brackets.  A host name the file gave, as
+ * written, when the model has no address for it. */
+static void print_endpoint(FILE *f, const struct config_peer *peer,
+			   const struct conffile_peer *cp)
+{
+	char host[NI_MAXHOST], serv[NI_MAXSERV];
+	socklen_t alen = peer->endpoint.addr.sa_family == AF_INET6 ?
+			 sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+	int family = peer->endpoint.addr.sa_family;
+
+	if ((peer->flags & CONFIG_PEER_HAS_ENDPOINT) && (family == AF_INET || family == AF_INET6)) {
+		if (getnameinfo(&peer->endpoint.addr, alen, host, sizeof(host), serv, sizeof(serv),
+				NI_DGRAM | NI_NUMERICHOST | NI_NUMERICSERV) == 0)
+			fprintf(f, strchr(host, ':') ? "Endpoint = [%s]:%s\n" : "Endpoint = %s:%s\n",
+				host, serv);
+	} else if (cp && cp->endpoint_host) {
+		fprintf(f, strchr(cp->endpoint_host, ':') ? "Endpoint = [%s]:%u\n" :
+			"Endpoint = %s:%u\n", cp->endpoint_host, cp->endpoint_port);
+	}
+}
+
+static void print_peer(FILE *f, const struct config_peer *peer, const struct conffile_peer *cp)
+{
+	char ip[INET6_ADDRSTRLEN];
+
+	fprintf(f, "[Peer]\n");
+	print_key(f, "PublicKey", peer->public_key);
+	/* A get gives zeros for "no preshared key", as wg(8) reads it. */
+	if (!crypto_is_zero(peer->preshared_key, CONFIG_KEY_LEN))
+		print_key(f, "PresharedKey", peer->preshared_key);
+	for (size_t i = 0; i < peer->allowedips_len; i++) {
+		const struct config_allowedip *a = &peer->allowedips[i];
+
+		if (inet_ntop(a->family, a->addr, ip, sizeof(ip)))
+			fprintf(f, "%s%s/%u", i ? ", " : "AllowedIPs = ", ip, a->cidr);
+	}
+	if (peer->allowedips_len)
+		fputc('\n', f);
+	print_endpoint(f, peer, cp);
+	if (peer->persistent_keepalive)
+		fprintf(f, "PersistentKeepalive = %u\n", peer->persistent_keepalive);
+}
+
+/* wg-quick's own keys, in the order its save_config writes them. */
+static void print_quick(FILE *f, const struct conffile *cf)
+{
+	static const char *const hook_names[CONFFILE_NHOOKS] = {
+		"PreUp", "PostUp", "PreDown", "PostDown",
+	};
+	char ip[INET6_ADDRSTRLEN];
+
+	for (size_t i = 0; i < cf->addrs_len; i++)
+		if (inet_ntop(cf->addrs[i].family, cf->addrs[i].addr, ip, sizeof(ip)))
+			fprintf(f, "Address = %s/%u\n", ip, cf->addrs[i].prefixlen);
+	for (size_t i = 0; i < cf->dns_len; i++)
+		fprintf(f, "DNS = %s\n", cf->dns[i]);
+	if (cf->mtu)
+		fprintf(f, "MTU = %u\n", cf->mtu);
+	if (cf->table == CONFFILE_TABLE_OFF)
+		fprintf(f, "Table = off\n");
+	else if (cf->table == CONFFILE_TABLE_ID)
+		fprintf(f, "Table = %" PRIu32 "\n", cf->table_id);
+	if (cf->save_config)
+		fprintf(f, "SaveConfig = true\n");
+	for (int h = 0; h < CONFFILE_NHOOKS; h++)
+		for (size_t i = 0; i < cf->hooks_len[h]; i++)
+			fprintf(f, "%s = %s\n", hook_names[h], cf->hooks[h][i]);
+}
+
+int conffile_print(FILE *f, const struct conffile *cf, enum conffile_format fmt)
+{
+	const struct config_device *dev = &cf->dev;
+
+	fprintf(f, "[Interface]\n");
+	if (fmt == CONFFILE_QUICK)
+		print_quick(f, cf);
+	if (dev->listen_port)
+		fprintf(f, "ListenPort = %u\n", dev->listen_port);
+	if (dev->fwmark)
+		fprintf(f, "FwMark = 0x%" PRIx32 "\n", dev->fwmark);
+	if ((dev->flags & CONFIG_DEVICE_HAS_PRIVATE_KEY) &&
+	    !crypto_is_zero(dev->private_key, CONFIG_KEY_LEN))
+		print_key(f, "PrivateKey", dev->private_key);
+	/* wg-quick writes the text of wg showconf through $(...) and echo,
+	 * which leaves one '\n' at the end: no blank line without peers. */
+	if (fmt == CONFFILE_WG || dev->peers_len)
+		fputc('\n', f);
+	for (size_t i = 0; i < dev->peers_len; i++) {
+		if (i)
+			fputc('\n', f);
+		print_peer(f, &dev->peers[i], cf->peers ? &cf->peers[i] : NULL);
+	}
+	if (fflush(f) == EOF || ferror(f))
+		return -(errno ? errno : EIO);
+	return 0;
+}

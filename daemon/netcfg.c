@@ -1,0 +1,785 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "daemon/netcfg.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libmnl/libmnl.h>
+#include <linux/fib_rules.h>
+#include <linux/if_addr.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon/log.h"
+#include "daemon/netlink.h"
+
+/* wg-quick(8)'s numbers: the first table it tries for a full tunnel, the
+ * MTU without a better guess, and the overhead it assumes (an IPv6 header,
+ * UDP and WireGuard's 32 bytes of header and tag). */
+#define NETCFG_TABLE_FIRST	51820
+#define NETCFG_TABLE_TRIES	1024
+#define NETCFG_MTU_DEFAULT	1420
+#define NETCFG_OVERHEAD		80
+
+#define NETCFG_SRC_VALID_MARK	"/proc/sys/net/ipv4/conf/all/src_valid_mark"
+
+/* Also the order of adding (removal goes backwards): addresses before the
+ * routes that may need them, rules last, once their table is filled. */
+enum netcfg_kind {
+	NETCFG_ADDR,
+	NETCFG_ROUTE,
+	NETCFG_RULE,
+};
+
+/* A rule's selector: wg-quick's two rules of a full tunnel. */
+enum netcfg_rule {
+	NETCFG_RULE_NOT_FWMARK = 1,	/* not fwmark T table T */
+	NETCFG_RULE_SUPPRESS,		/* table main suppress_prefixlength 0 */
+};
+
+/* One address, route or rule: what the file wants, or what we added. */
+struct netcfg_obj {
+	uint8_t kind;		/* enum netcfg_kind */
+	uint8_t family;
+	uint8_t len;		/* prefix length; 0 for a rule */
+	uint8_t rule;		/* enum netcfg_rule */
+	uint32_t table;		/* a route's or rule's */
+	uint32_t tunnel;	/* a rule's full-tunnel table T (not fwmark T) */
+	uint32_t prio;		/* a rule's priority as added; not part of its identity */
+	uint8_t addr[16];	/* network byte order, IPv4 in the first 4 */
+};
+
+struct netcfg {
+	struct netlink nl;	/* ifindex and sequence only: requests use fresh sockets */
+	char ifname[IFNAMSIZ];
+	struct netcfg_obj *objs;	/* what we added, sorted by netcfg_cmp() */
+	size_t objs_len;
+	size_t objs_cap;
+	unsigned int mtu;	/* last applied */
+	unsigned int old_mtu;	/* the link's before we changed it; 0: unchanged */
+	bool warned_ipv6;
+	int old_src_valid_mark;	/* -1: unchanged */
+	uint32_t auto_table;	/* the full-tunnel table we chose (no FwMark); 0: none */
+};
+
+static size_t netcfg_alen(uint8_t family)
+{
+	return family == AF_INET ? 4 : 16;
+}
+
+/*
+ * The order of adding: kind, then longest prefix first (a more specific
+ * route is in place before a broader one sends its traffic here), then the
+ * rest of the identity.  Sorted arrays of wanted and added objects let a
+ * reload find the differences with a binary search.
+ */
+static int netcfg_cmp(const void *pa, const void *pb)
+{
+	const struct netcfg_obj *a = pa, *b = pb;
+
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	if (a->len != b->len)
+		return a->len > b->len ? -1 : 1;
+	if (a->family != b->family)
+		return a->family < b->family ? -1 : 1;
+	if (a->rule != b->rule)
+		return a->rule < b->rule ? -1 : 1;
+	if (a->table != b->table)
+		return a->table < b->table ? -1 : 1;
+	if (a->tunnel != b->tunnel)
+		return a->tunnel < b->tunnel ? -1 : 1;
+	return memcmp(a->addr, b->addr, sizeof(a->addr));
+}
+
+static const struct netcfg_obj *netcfg_find(const struct netcfg_obj *arr, size_t len,
+					    const struct netcfg_obj *o)
+{
+	return len ? bsearch(o, arr, len, sizeof(*arr), netcfg_cmp) : NULL;
+}
+
+/* "address 10.0.0.1/24", "route 10.0.0.0/24 to table main", "IPv6 rule ...". */
+static void netcfg_describe(char *buf, size_t size, const struct netcfg_obj *o)
+{
+	char a[INET6_ADDRSTRLEN] = "?", t[16];
+
+	if (o->kind == NETCFG_RULE) {
+		const char *fam = o->family == AF_INET ? "IPv4" : "IPv6";
+
+		if (o->rule == NETCFG_RULE_NOT_FWMARK)
+			snprintf(buf, size, "%s rule not fwmark %" PRIu32 " table %" PRIu32, fam,
+				 o->tunnel, o->table);
+		else
+			snprintf(buf, size, "%s rule table main suppress_prefixlength 0", fam);
+		return;
+	}
+	inet_ntop(o->family, o->addr, a, sizeof(a));
+	if (o->kind == NETCFG_ADDR) {
+		snprintf(buf, size, "address %s/%u", a, o->len);
+		return;
+	}
+	if (o->table == RT_TABLE_MAIN)
+		snprintf(t, sizeof(t), "main");
+	else
+		snprintf(t, sizeof(t), "%" PRIu32, o->table);
+	snprintf(buf, size, "route %s/%u to table %s", a, o->len, t);
+}
+
+/* Attributes of one message by type (libmnl's usual table). */
+#define NETCFG_ATTRS 64
+
+static int netcfg_attr_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+	uint16_t type = mnl_attr_get_type(attr);
+
+	if (type < NETCFG_ATTRS)
+		tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+static uint32_t netcfg_u32(const struct nlattr *attr, uint32_t absent)
+{
+	if (!attr || mnl_attr_get_payload_len(attr) != sizeof(uint32_t))
+		return absent;
+	return mnl_attr_get_u32(attr);
+}
+
+static struct nlmsghdr *netcfg_msg(struct netcfg *nc, void *buf, uint16_t type, uint16_t flags)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nlh->nlmsg_seq = ++nc->nl.seq;
+	return nlh;
+}
+
+/* A table number goes in the header when it fits, and always as an attribute. */
+static uint8_t netcfg_table8(uint32_t table)
+{
+	return table < 256 ? (uint8_t)table : RT_TABLE_UNSPEC;
+}
+
+/* Adds (NLM_F_EXCL: an existing one is an error the caller sorts out) or removes o. */
+static int netcfg_send(struct netcfg *nc, const struct netcfg_obj *o, bool add)
+{
+	static const uint16_t types[][2] = {
+		[NETCFG_ADDR] = { RTM_DELADDR, RTM_NEWADDR },
+		[NETCFG_ROUTE] = { RTM_DELROUTE, RTM_NEWROUTE },
+		[NETCFG_RULE] = { RTM_DELRULE, RTM_NEWRULE },
+	};
+	uint8_t buf[256] __attribute__((aligned(4)));
+	size_t alen = netcfg_alen(o->family);
+	struct nlmsghdr *nlh = netcfg_msg(nc, buf, types[o->kind][add],
+					  NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_EXCL : 0));
+
+	if (o->kind == NETCFG_ADDR) {
+		struct ifaddrmsg *ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+
+		ifa->ifa_family = o->family;
+		ifa->ifa_prefixlen = o->len;
+		/* The address is ours alone: no duplicate detection to wait for. */
+		ifa->ifa_flags = o->family == AF_INET6 ? IFA_F_NODAD : 0;
+		ifa->ifa_index = (unsigned int)nc->nl.ifindex;
+		mnl_attr_put(nlh, IFA_LOCAL, alen, o->addr);
+		mnl_attr_put(nlh, IFA_ADDRESS, alen, o->addr);
+	} else if (o->kind == NETCFG_ROUTE) {
+		struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+
+		rtm->rtm_family = o->family;
+		rtm->rtm_dst_len = o->len;
+		rtm->rtm_table = netcfg_table8(o->table);
+		/* As `ip route add PREFIX dev IF`; removal matches the same. */
+		rtm->rtm_protocol = RTPROT_BOOT;
+		rtm->rtm_scope = RT_SCOPE_LINK;
+		rtm->rtm_type = RTN_UNICAST;
+		mnl_attr_put_u32(nlh, RTA_TABLE, o->table);
+		if (o->len)
+			mnl_attr_put(nlh, RTA_DST, alen, o->addr);
+		mnl_attr_put_u32(nlh, RTA_OIF, (uint32_t)nc->nl.ifindex);
+	} else {
+		struct fib_rule_hdr *frh = mnl_nlmsg_put_extra_header(nlh, sizeof(*frh));
+
+		frh->family = o->family;
+		frh->table = netcfg_table8(o->table);
+		frh->action = FR_ACT_TO_TBL;
+		mnl_attr_put_u32(nlh, FRA_TABLE, o->table);
+		/* Removal by priority too: never an identical rule of the admin's. */
+		mnl_attr_put_u32(nlh, FRA_PRIORITY, o->prio);
+		if (o->rule == NETCFG_RULE_NOT_FWMARK) {
+			frh->flags = FIB_RULE_INVERT;
+			mnl_attr_put_u32(nlh, FRA_FWMARK, o->tunnel);
+		} else {
+			mnl_attr_put_u32(nlh, FRA_SUPPRESS_PREFIXLEN, 0);
+		}
+	}
+	return netlink_request(nlh, NULL, NULL);
+}
+
+/* A dump of routes (looking for one like want) or of rules (of want's family). */
+struct netcfg_dump {
+	const struct netcfg_obj *want;
+	int ifindex;		/* routes: only those out of this link (0: any) */
+	bool found;
+	unsigned int seen;	/* rules: how many so far */
+	uint32_t prio;		/* rules: the priority for a new one */
+};
+
+static int netcfg_route_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[NETCFG_ATTRS] = { 0 };
+	struct netcfg_dump *d = data;
+	const struct netcfg_obj *w = d->want;
+	const struct rtmsg *rtm;
+
+	if (nlh->nlmsg_type != RTM_NEWROUTE || nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*rtm)))
+		return MNL_CB_OK;
+	rtm = mnl_nlmsg_get_payload(nlh);
+	mnl_attr_parse(nlh, sizeof(*rtm), netcfg_attr_cb, tb);
+	if (rtm->rtm_family != w->family || netcfg_u32(tb[RTA_TABLE], rtm->rtm_table) != w->table)
+		return MNL_CB_OK;
+	if (!d->ifindex) {
+		d->found = true;	/* any route in the table */
+		return MNL_CB_OK;
+	}
+	if (rtm->rtm_dst_len != w->len || netcfg_u32(tb[RTA_OIF], 0) != (uint32_t)d->ifindex)
+		return MNL_CB_OK;
+	if (!w->len || (tb[RTA_DST] && mnl_attr_get_payload_len(tb[RTA_DST]) == netcfg_alen(w->family) &&
+			!memcmp(mnl_attr_get_payload(tb[RTA_DST]), w->addr, netcfg_alen(w->family))))
+		d->found = true;
+	return MNL_CB_OK;
+}
+
+/*
+ * Whether w's table holds a route like w out of ifindex (0: any route at
+ * all).  The kernel filters by table and link when it checks dump requests
+ * strictly; it answers ENOENT for a table that does not exist.
+ */
+static int netcfg_route_exists(struct netcfg *nc, const struct netcfg_obj *w, int ifindex, bool *found)
+{
+	uint8_t buf[256] __attribute__((aligned(4)));
+	struct netcfg_dump d = { .want = w, .ifindex = ifindex };
+	struct nlmsghdr *nlh = netcfg_msg(nc, buf, RTM_GETROUTE, NLM_F_DUMP);
+	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	int ret;
+
+	rtm->rtm_family = w->family;
+	rtm->rtm_table = netcfg_table8(w->table);
+	mnl_attr_put_u32(nlh, RTA_TABLE, w->table);
+	if (ifindex)
+		mnl_attr_put_u32(nlh, RTA_OIF, (uint32_t)ifindex);
+	ret = netlink_request(nlh, netcfg_route_cb, &d);
+	*found = d.found;
+	return ret == -ENOENT ? 0 : ret;
+}
+
+/*
+ * A rule without a priority goes before the second rule of the list (the
+ * first is "from all lookup local", 0): its priority minus one, as the
+ * kernel computes it (fib_default_rule_pref()).  We give that priority
+ * ourselves, so that we remove exactly our rule later and never an
+ * identical one of the administrator's.
+ */
+static int netcfg_rule_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[NETCFG_ATTRS] = { 0 };
+	struct netcfg_dump *d = data;
+	uint32_t prio;
+
+	if (nlh->nlmsg_type != RTM_NEWRULE || nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct fib_rule_hdr)) ||
+	    ((const struct fib_rule_hdr *)mnl_nlmsg_get_payload(nlh))->family != d->want->family)
+		return MNL_CB_OK;
+	mnl_attr_parse(nlh, sizeof(struct fib_rule_hdr), netcfg_attr_cb, tb);
+	prio = netcfg_u32(tb[FRA_PRIORITY], 0);
+	if (d->seen++ == 1)
+		d->prio = prio ? prio - 1 : 0;
+	return MNL_CB_OK;
+}
+
+/* The priority the kernel would give a new rule of w's family. */
+static int netcfg_rule_prio(struct netcfg *nc, const struct netcfg_obj *w, uint32_t *prio)
+{
+	uint8_t buf[64] __attribute__((aligned(4)));
+	struct netcfg_dump d = { .want = w };
+	struct nlmsghdr *nlh = netcfg_msg(nc, buf, RTM_GETRULE, NLM_F_DUMP);
+	struct fib_rule_hdr *frh = mnl_nlmsg_put_extra_header(nlh, sizeof(*frh));
+	int ret;
+
+	frh->family = w->family;
+	ret = netlink_request(nlh, netcfg_rule_cb, &d);
+	*prio = d.prio;
+	return ret;
+}
+
+/* The route towards an endpoint: its MTU metric, else its output link. */
+struct netcfg_path {
+	unsigned int mtu;
+	uint32_t oif;
+};
+
+static int netcfg_path_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[NETCFG_ATTRS] = { 0 }, *mx[NETCFG_ATTRS] = { 0 };
+	struct netcfg_path *p = data;
+
+	if (nlh->nlmsg_type != RTM_NEWROUTE || nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct rtmsg)))
+		return MNL_CB_OK;
+	mnl_attr_parse(nlh, sizeof(struct rtmsg), netcfg_attr_cb, tb);
+	if (tb[RTA_METRICS])
+		mnl_attr_parse_nested(tb[RTA_METRICS], netcfg_attr_cb, mx);
+	p->mtu = netcfg_u32(mx[RTAX_MTU], 0);
+	p->oif = netcfg_u32(tb[RTA_OIF], 0);
+	return MNL_CB_OK;
+}
+
+/*
+ * As `ip route get ENDPOINT` (with the mark the daemon's datagrams carry,
+ * so that a full tunnel in place already does not answer with our own
+ * link): the route's MTU, else its link's; 0 without a route.
+ */
+static unsigned int netcfg_path_mtu(struct netcfg *nc, const union config_endpoint *ep, uint32_t mark)
+{
+	uint8_t buf[128] __attribute__((aligned(4)));
+	struct nlmsghdr *nlh = netcfg_msg(nc, buf, RTM_GETROUTE, NLM_F_ACK);
+	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	struct netcfg_path p = { 0 };
+	struct netlink_event ev;
+	struct netlink link = { 0 };
+
+	rtm->rtm_family = ep->addr.sa_family;
+	if (ep->addr.sa_family == AF_INET) {
+		rtm->rtm_dst_len = 32;
+		mnl_attr_put(nlh, RTA_DST, 4, &ep->in.sin_addr);
+	} else {
+		rtm->rtm_dst_len = 128;
+		mnl_attr_put(nlh, RTA_DST, 16, &ep->in6.sin6_addr);
+		if (ep->in6.sin6_scope_id)
+			mnl_attr_put_u32(nlh, RTA_OIF, ep->in6.sin6_scope_id);
+	}
+	if (mark)
+		mnl_attr_put_u32(nlh, RTA_MARK, mark);
+	if (netlink_request(nlh, netcfg_path_cb, &p) < 0 || !p.oif || p.oif == (uint32_t)nc->nl.ifindex)
+		return 0;
+	if (p.mtu)
+		return p.mtu;
+	link.ifindex = (int)p.oif;
+	return netlink_get_link(&link, &ev) < 0 ? 0 : ev.mtu;
+}
+
+/* wg-quick's default: the largest path MTU towards the endpoints, less the overhead. */
+static unsigned int netcfg_default_mtu(struct netcfg *nc, const struct netcfg_want *w, uint32_t mark)
+{
+	unsigned int best = 0, mtu;
+	size_t i;
+
+	for (i = 0; i < w->endpoints_len; i++) {
+		sa_family_t fam = w->endpoints[i].addr.sa_family;
+
+		if (fam != AF_INET && fam != AF_INET6)
+			continue;
+		mtu = netcfg_path_mtu(nc, &w->endpoints[i], mark);
+		if (mtu > best)
+			best = mtu;
+	}
+	return best > NETCFG_OVERHEAD ? best - NETCFG_OVERHEAD : NETCFG_MTU_DEFAULT;
+}
+
+/* IPv6 is usable on our link (the kernel has it and it is not disabled). */
+static bool netcfg_ipv6_enabled(const struct netcfg *nc)
+{
+	char path[64 + IFNAMSIZ], c = '1';
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/disable_ipv6", nc->ifname);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (read(fd, &c, 1) != 1)
+		c = '1';
+	close(fd);
+	return c == '0';
+}
+
+/* net.ipv4.conf.all.src_valid_mark: 0 or 1, or -errno. */
+static int netcfg_src_valid_mark(int set)
+{
+	char c = (char)('0' + set);
+	int fd = open(NETCFG_SRC_VALID_MARK, (set < 0 ? O_RDONLY : O_WRONLY) | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = set < 0 ? (int)read(fd, &c, 1) : (int)write(fd, &c, 1);
+	ret = ret == 1 ? c != '0' : ret < 0 ? -errno : -EIO;
+	close(fd);
+	return ret;
+}
+
+int netcfg_create(struct netcfg **out, int ifindex, const char *ifname)
+{
+	struct netcfg *nc = calloc(1, sizeof(*nc));
+
+	if (!nc)
+		return -ENOMEM;
+	nc->nl.ifindex = ifindex;
+	snprintf(nc->ifname, sizeof(nc->ifname), "%s", ifname);
+	nc->old_src_valid_mark = -1;
+	*out = nc;
+	return 0;
+}
+
+void netcfg_destroy(struct netcfg *nc)
+{
+	if (!nc)
+		return;
+	free(nc->objs);
+	free(nc);
+}
+
+unsigned int netcfg_mtu(const struct netcfg *nc)
+{
+	return nc->mtu;
+}
+
+/* Records o as ours (the array is sorted again at the end of the apply). */
+static int netcfg_record(struct netcfg *nc, const struct netcfg_obj *o)
+{
+	if (nc->objs_len == nc->objs_cap) {
+		size_t cap = nc->objs_cap ? 2 * nc->objs_cap : 16;
+		struct netcfg_obj *objs = realloc(nc->objs, cap * sizeof(*objs));
+
+		if (!objs)
+			return -ENOMEM;
+		nc->objs = objs;
+		nc->objs_cap = cap;
+	}
+	nc->objs[nc->objs_len++] = *o;
+	return 0;
+}
+
+static int netcfg_fail(char *err, size_t errlen, const char *verb, const struct netcfg_obj *o, int ret)
+{
+	char what[96];
+
+	netcfg_describe(what, sizeof(what), o);
+	snprintf(err, errlen, "cannot %s %s: %s", verb, what, strerror(-ret));
+	return ret;
+}
+
+/* Removes o; one that is gone already (the admin's doing, or its link's) counts as removed. */
+static int netcfg_remove(struct netcfg *nc, const struct netcfg_obj *o)
+{
+	int ret = netcfg_send(nc, o, false);
+	char what[96];
+
+	if (ret == -ESRCH || ret == -ENOENT || ret == -EADDRNOTAVAIL || ret == -ENODEV)
+		ret = 0;
+	if (!ret) {
+		netcfg_describe(what, sizeof(what), o);
+		log_info("removed %s", what);
+	}
+	return ret;
+}
+
+/*
+ * Removes what we added that want (sorted) lacks, the last added first.
+ * A reload stops at the first failure; teardown (want NULL) logs it and
+ * goes on.  What could not be removed stays recorded.
+ */
+static int netcfg_remove_unwanted(struct netcfg *nc, const struct netcfg_obj *want, size_t want_len,
+				  char *err, size_t errlen)
+{
+	size_t i, kept = 0;
+	int ret = 0, r;
+
+	for (i = nc->objs_len; i-- > 0;) {
+		struct netcfg_obj o = nc->objs[i];
+
+		if (!(want && ret) && !netcfg_find(want, want_len, &o)) {
+			r = netcfg_remove(nc, &o);
+			if (!r)
+				continue;
+			netcfg_fail(err, errlen, "remove", &o, r);
+			if (!want)
+				log_error("%s", err);
+			ret = r;
+		}
+		/* Kept: packed at the end, from i upwards (already read). */
+		nc->objs[nc->objs_len - 1 - kept++] = o;
+	}
+	if (kept)
+		memmove(nc->objs, nc->objs + nc->objs_len - kept, kept * sizeof(*nc->objs));
+	nc->objs_len = kept;
+	return ret;
+}
+
+/*
+ * Adds o unless it is there already, and records it if we made it.  known
+ * is how many of nc->objs (sorted) were ours before this apply.  An
+ * address the kernel has already is on our link (it refuses only one on
+ * the same link), a rule at the same priority is the same rule, and a
+ * route that exists is not ours either, unless it is out of another link:
+ * then it is in the way.
+ */
+static int netcfg_add(struct netcfg *nc, struct netcfg_obj *o, size_t known, char *err, size_t errlen)
+{
+	bool found = false;
+	char what[96];
+	int ret;
+
+	if (netcfg_find(nc->objs, known, o))
+		return 0;
+	if (o->kind == NETCFG_RULE) {
+		ret = netcfg_rule_prio(nc, o, &o->prio);
+		if (ret < 0)
+			return netcfg_fail(err, errlen, "list the rules for", o, ret);
+	}
+	ret = netcfg_send(nc, o, true);
+	if (ret == -EEXIST && o->kind != NETCFG_ROUTE)
+		return 0;
+	if (ret == -EEXIST && o->kind == NETCFG_ROUTE &&
+	    !netcfg_route_exists(nc, o, nc->nl.ifindex, &found) && found)
+		return 0;
+	if (ret < 0)
+		return netcfg_fail(err, errlen, "add", o, ret);
+	netcfg_describe(what, sizeof(what), o);
+	log_info("added %s", what);
+	ret = netcfg_record(nc, o);
+	if (ret < 0) {
+		netcfg_send(nc, o, false);
+		return netcfg_fail(err, errlen, "record", o, ret);
+	}
+	return 0;
+}
+
+/* The MTU (given, or wg-quick's default) and the link up. */
+static int netcfg_link(struct netcfg *nc, const struct netcfg_want *w, uint32_t mark, char *err,
+		       size_t errlen)
+{
+	unsigned int mtu = w->mtu ? w->mtu : netcfg_default_mtu(nc, w, mark);
+	struct netlink_event ev;
+	int ret = netlink_get_link(&nc->nl, &ev);
+
+	if (ret < 0) {
+		snprintf(err, errlen, "cannot read the state of %s: %s", nc->ifname, strerror(-ret));
+		return ret;
+	}
+	if (ev.mtu != mtu) {
+		ret = netlink_set_mtu(&nc->nl, mtu);
+		if (ret < 0) {
+			snprintf(err, errlen, "cannot set the MTU of %s to %u: %s", nc->ifname, mtu,
+				 strerror(-ret));
+			return ret;
+		}
+		if (!nc->old_mtu)
+			nc->old_mtu = ev.mtu;
+		log_info("MTU %u", mtu);
+	}
+	nc->mtu = mtu;
+	ret = ev.up ? 0 : netlink_set_up(&nc->nl, true);
+	if (ret < 0)
+		snprintf(err, errlen, "cannot set %s up: %s", nc->ifname, strerror(-ret));
+	return ret;
+}
+
+/*
+ * The table of a full tunnel: the FwMark when given, else (as wg-quick) the
+ * first from 51820 up without routes, kept across reloads.
+ */
+static int netcfg_full_table(struct netcfg *nc, uint32_t fwmark, bool ipv6, uint32_t *table, char *err,
+			     size_t errlen)
+{
+	struct netcfg_obj probe = { .kind = NETCFG_ROUTE };
+	bool used = false;
+	int ret = 0, i;
+
+	if (fwmark || nc->auto_table) {
+		*table = fwmark ? fwmark : nc->auto_table;
+		if (fwmark)
+			nc->auto_table = 0;
+		return 0;
+	}
+	for (i = 0; i < NETCFG_TABLE_TRIES; i++) {
+		probe.table = NETCFG_TABLE_FIRST + (uint32_t)i;
+		probe.family = AF_INET;
+		ret = netcfg_route_exists(nc, &probe, 0, &used);
+		if (!ret && !used && ipv6) {
+			probe.family = AF_INET6;
+			ret = netcfg_route_exists(nc, &probe, 0, &used);
+		}
+		if (ret < 0) {
+			snprintf(err, errlen, "cannot list the routes of table %" PRIu32 ": %s", probe.table,
+				 strerror(-ret));
+			return ret;
+		}
+		if (!used) {
+			*table = nc->auto_table = probe.table;
+			return 0;
+		}
+	}
+	snprintf(err, errlen, "no routing table from %d to %d is free for the full tunnel",
+		 NETCFG_TABLE_FIRST, NETCFG_TABLE_FIRST + NETCFG_TABLE_TRIES - 1);
+	return -ENOSPC;
+}
+
+/*
+ * net.ipv4.conf.all.src_valid_mark=1 while an IPv4 full tunnel is up: the
+ * reverse-path check must see the mark of the daemon's datagrams, or the
+ * answers to them fail it.  Set only if it was 0; that is restored after.
+ */
+static int netcfg_src_valid(struct netcfg *nc, bool on, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	if (on && nc->old_src_valid_mark < 0) {
+		ret = netcfg_src_valid_mark(-1);
+		if (ret == 0) {
+			ret = netcfg_src_valid_mark(1);
+			if (ret >= 0)
+				nc->old_src_valid_mark = 0;
+		}
+	} else if (!on && nc->old_src_valid_mark >= 0) {
+		ret = netcfg_src_valid_mark(nc->old_src_valid_mark);
+		if (ret >= 0)
+			nc->old_src_valid_mark = -1;
+	}
+	if (ret < 0)
+		snprintf(err, errlen, "cannot set net.ipv4.conf.all.src_valid_mark: %s", strerror(-ret));
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * What w asks for, sorted and without duplicates, into want (room for
+ * every address and route and the six objects of a full tunnel).
+ */
+static int netcfg_wanted(struct netcfg *nc, const struct netcfg_want *w, struct netcfg_obj *want,
+			 size_t *want_len, bool full[2], uint32_t *table, char *err, size_t errlen)
+{
+	bool ipv6 = netcfg_ipv6_enabled(nc), skipped = false;
+	size_t i, n = 0, m;
+	int ret, f;
+
+	for (i = 0; i < w->addrs_len; i++) {
+		const struct conffile_addr *a = &w->addrs[i];
+
+		if (a->family != AF_INET && (a->family != AF_INET6 || !ipv6)) {
+			skipped |= a->family == AF_INET6;
+			continue;
+		}
+		want[n] = (struct netcfg_obj){ .kind = NETCFG_ADDR, .family = a->family, .len = a->prefixlen };
+		memcpy(want[n++].addr, a->addr, sizeof(a->addr));
+	}
+	for (i = 0; w->table != CONFFILE_TABLE_OFF && i < w->routes_len; i++) {
+		const struct config_allowedip *r = &w->routes[i];
+
+		if (r->family != AF_INET && (r->family != AF_INET6 || !ipv6)) {
+			skipped |= r->family == AF_INET6;
+			continue;
+		}
+		if (w->table == CONFFILE_TABLE_AUTO && !r->cidr) {
+			full[r->family == AF_INET6] = true;
+			continue;
+		}
+		want[n] = (struct netcfg_obj){ .kind = NETCFG_ROUTE, .family = r->family, .len = r->cidr,
+			.table = w->table == CONFFILE_TABLE_AUTO ? RT_TABLE_MAIN : w->table_id };
+		memcpy(want[n++].addr, r->addr, sizeof(r->addr));
+	}
+	if (skipped && !nc->warned_ipv6) {
+		log_error("IPv6 is disabled on %s: its addresses, routes and rules are skipped", nc->ifname);
+		nc->warned_ipv6 = true;
+	}
+	*table = 0;
+	if (!full[0] && !full[1]) {
+		nc->auto_table = 0;
+	} else {
+		ret = netcfg_full_table(nc, w->fwmark, ipv6, table, err, errlen);
+		if (ret < 0)
+			return ret;
+	}
+	/*
+	 * Per family with a /0: the default route into T and the two rules.
+	 * A new rule goes before the others, so the suppress rule, added
+	 * second, is consulted first (main's routes win, but its default).
+	 * It belongs to its T: with another T both are added again, in order.
+	 */
+	for (f = 0; f < 2; f++) {
+		uint8_t fam = f ? AF_INET6 : AF_INET;
+
+		if (!full[f])
+			continue;
+		want[n++] = (struct netcfg_obj){ .kind = NETCFG_ROUTE, .family = fam, .table = *table };
+		want[n++] = (struct netcfg_obj){ .kind = NETCFG_RULE, .family = fam,
+			.rule = NETCFG_RULE_NOT_FWMARK, .table = *table, .tunnel = *table };
+		want[n++] = (struct netcfg_obj){ .kind = NETCFG_RULE, .family = fam,
+			.rule = NETCFG_RULE_SUPPRESS, .table = RT_TABLE_MAIN, .tunnel = *table };
+	}
+	qsort(want, n, sizeof(*want), netcfg_cmp);
+	for (i = m = 0; i < n; i++)
+		if (!m || netcfg_cmp(&want[m - 1], &want[i]))
+			want[m++] = want[i];
+	*want_len = m;
+	return 0;
+}
+
+int netcfg_apply(struct netcfg *nc, const struct netcfg_want *w, uint32_t *fwmark, char *err,
+		 size_t errlen)
+{
+	struct netcfg_obj *want = calloc(w->addrs_len + w->routes_len + 6, sizeof(*want));
+	bool full[2] = { false, false };
+	size_t want_len = 0, known, i;
+	uint32_t table = 0;
+	int ret;
+
+	if (!want) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	ret = netcfg_wanted(nc, w, want, &want_len, full, &table, err, errlen);
+	if (!ret)
+		ret = netcfg_remove_unwanted(nc, want, want_len, err, errlen);
+	known = nc->objs_len;
+	/* As wg-quick: addresses, MTU and link up, then routes and rules. */
+	for (i = 0; !ret && i < want_len && want[i].kind == NETCFG_ADDR; i++)
+		ret = netcfg_add(nc, &want[i], known, err, errlen);
+	if (!ret)
+		ret = netcfg_link(nc, w, table ? table : w->fwmark, err, errlen);
+	for (; !ret && i < want_len; i++)
+		ret = netcfg_add(nc, &want[i], known, err, errlen);
+	if (!ret)
+		ret = netcfg_src_valid(nc, full[0], err, errlen);
+	if (!ret)
+		*fwmark = table ? table : w->fwmark;
+	if (nc->objs_len)
+		qsort(nc->objs, nc->objs_len, sizeof(*nc->objs), netcfg_cmp);
+	free(want);
+	return ret;
+}
+
+void netcfg_teardown(struct netcfg *nc)
+{
+	char err[160];
+	int ret;
+
+	netcfg_remove_unwanted(nc, NULL, 0, err, sizeof(err));
+	if (netcfg_src_valid(nc, false, err, sizeof(err)) < 0)
+		log_error("%s", err);
+	/* A link that is gone (ENODEV) needs nothing restored. */
+	if (nc->old_mtu) {
+		ret = netlink_set_mtu(&nc->nl, nc->old_mtu);
+		if (ret < 0 && ret != -ENODEV)
+			log_error("cannot restore the MTU %u of %s: %s", nc->old_mtu, nc->ifname, strerror(-ret));
+	}
+	/*
+	 * The link stays up: down, the kernel would drop every route out of
+	 * it, the administrator's too.  (The daemon's TUN device goes when
+	 * the daemon does.)
+	 */
+	nc->old_mtu = 0;
+	nc->auto_table = 0;
+}

@@ -1,0 +1,336 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The privilege drop (daemon/privdrop.h): wgd --user USER, once set up, runs
+# as USER with only the capabilities it still needs, and the tunnel keeps
+# working.
+# - /proc/PID/status: Uid and Gid are USER's (real, effective, saved, fs);
+#   CapEff is exactly CAP_NET_ADMIN, CapPrm adds CAP_DAC_OVERRIDE (raised only
+#   to remove the socket file from the root-owned /var/run/wireguard), the
+#   bounding set is CapPrm, nothing inheritable or ambient, NoNewPrivs set;
+# - after the drop: a private key, a listen port and a fwmark are set (the
+#   rebinding marks the socket: CAP_NET_ADMIN), peers added, the tunnel
+#   pings; a change of listen port to another port >= 1024 rebinds and the
+#   tunnel pings from the new port; a port below 1024 is refused (no
+#   CAP_NET_BIND_SERVICE: the capability is really gone);
+# - SIGTERM: exit status 0, the socket file and the link removed;
+# - --user root, and no --user without a user "wgd": no drop, said in the log;
+#   WGD_USER=USER (for wg-quick, which passes no options) as --user USER;
+# - WGD_RUN_DIR a directory only root may enter: a change in it does not
+#   stop the daemon, the socket file's deletion does; a sticky directory
+#   all may write: CapPrm has CAP_FOWNER instead of CAP_DAC_OVERRIDE, and
+#   the socket file is removed at exit;
+# - wgd -c FILE --user USER, the file in a directory only root may enter,
+#   ListenPort 853: CapEff adds CAP_NET_BIND_SERVICE; a SIGHUP reload after
+#   the drop (the file read with CAP_DAC_OVERRIDE raised) adds a peer and
+#   moves the port to 51822, the unchanged peer keeps its session, the
+#   tunnel pings from the new port; a second reload moves it back to 853;
+#   at SIGTERM, SaveConfig writes the file with a peer added at run time;
+#   every thread, the resolver's of a host-name endpoint too, has the
+#   user's ids and no-new-privileges (prctl and capset act on one thread:
+#   a thread made before the drop would keep NoNewPrivs 0);
+# - a full-tunnel file with --user: the teardown at exit, after the drop,
+#   leaves the namespace as it was (rules, routes, src_valid_mark).
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/conflib.sh"
+
+nt_init pd
+nt_need ss
+
+# A system user of our own (removed at exit), else nobody.
+PD_USER=wgdt$NT_U
+PD_MADE=0
+pd_cleanup() {
+	local rc=$?
+	nt_teardown
+	[ "$PD_MADE" = 1 ] && userdel "$PD_USER" 2>/dev/null
+	(exit "$rc")
+	nt_cleanup
+}
+trap pd_cleanup EXIT
+if ! id "$PD_USER" >/dev/null 2>&1; then
+	if command -v useradd >/dev/null 2>&1 &&
+		useradd -r -M -s /usr/sbin/nologin "$PD_USER" 2>/dev/null; then
+		PD_MADE=1
+	else
+		PD_USER=nobody
+	fi
+fi
+PD_UID=$(id -u "$PD_USER")
+PD_GID=$(id -g "$PD_USER")
+
+CAP_DAC_OVERRIDE=1
+CAP_FOWNER=3
+CAP_NET_BIND_SERVICE=10
+CAP_NET_ADMIN=12
+
+# status PID FIELD: the field's value in /proc/PID/status, tabs as spaces.
+status() { awk -v f="$2:" '$1 == f { $1 = ""; sub(/^ /, ""); print }' "/proc/$1/status"; }
+# capmask BIT...: /proc's notation of the capability set with those bits.
+capmask() {
+	local m=0 b
+	for b in "$@"; do m=$((m | (1 << b))); done
+	printf '%016x\n' "$m"
+}
+
+# start_wgd NS IF ARGS...: wgd -f ARGS IF in NS, as nt_daemon does.
+start_wgd() {
+	local ns=$1 ifc=$2 pid
+	shift 2
+	NT_NS[$ifc]=$ns
+	NT_IMPL[$ifc]=$WGD
+	NT_IFACES+=("$ifc")
+	LOG_LEVEL=verbose ip netns exec "$ns" "$WGD" -f "$@" "$ifc" >"$NT_TMP/$ifc.$NT_RUN.log" 2>&1 &
+	pid=$!
+	NT_DPID[$ifc]=$pid
+	nt_until "$NT_TIMEOUT" nt_sock_ready "$ifc" ||
+		nt_fail "wgd -f $* $ifc did not serve: $(tail -n 5 "$NT_TMP/$ifc.$NT_RUN.log")"
+}
+
+[ -n "${WGD:-}" ] && [ -x "$WGD" ] || nt_fail "WGD is not set to an executable wgd"
+nt_topo
+IF_A=$(nt_name wg a)
+IF_B=$(nt_name wg b)
+start_wgd "$NS_A" "$IF_A" --user "$PD_USER"
+nt_daemon "$NS_B" "$IF_B" wgd
+PID=${NT_DPID[$IF_A]}
+
+nt_log "-- /proc/$PID/status after the drop to $PD_USER ($PD_UID:$PD_GID)"
+[ "$(status "$PID" Uid)" = "$PD_UID $PD_UID $PD_UID $PD_UID" ] ||
+	nt_fail "Uid: $(status "$PID" Uid), want $PD_UID four times"
+[ "$(status "$PID" Gid)" = "$PD_GID $PD_GID $PD_GID $PD_GID" ] ||
+	nt_fail "Gid: $(status "$PID" Gid), want $PD_GID four times"
+[ "$(status "$PID" Groups)" = "$PD_GID" ] || nt_fail "Groups: '$(status "$PID" Groups)', want $PD_GID"
+want_eff=$(capmask $CAP_NET_ADMIN)
+want_prm=$(capmask $CAP_NET_ADMIN $CAP_DAC_OVERRIDE)
+[ "$(status "$PID" CapEff)" = "$want_eff" ] || nt_fail "CapEff $(status "$PID" CapEff), want $want_eff"
+[ "$(status "$PID" CapPrm)" = "$want_prm" ] || nt_fail "CapPrm $(status "$PID" CapPrm), want $want_prm"
+[ "$(status "$PID" CapBnd)" = "$want_prm" ] || nt_fail "CapBnd $(status "$PID" CapBnd), want $want_prm"
+[ "$(status "$PID" CapInh)" = "$(capmask)" ] || nt_fail "CapInh $(status "$PID" CapInh)"
+[ "$(status "$PID" CapAmb)" = "$(capmask)" ] || nt_fail "CapAmb $(status "$PID" CapAmb)"
+[ "$(status "$PID" NoNewPrivs)" = 1 ] || nt_fail "NoNewPrivs $(status "$PID" NoNewPrivs)"
+grep -q "running as user '$PD_USER'.*kept: cap_net_admin;.*file access: cap_dac_override" \
+	"$NT_TMP/$IF_A.$NT_RUN.log" || nt_fail "the log does not say what was kept"
+nt_ok "uid/gid $PD_UID/$PD_GID, CapEff $want_eff, CapPrm = CapBnd $want_prm, no new privileges"
+
+nt_log "-- the tunnel after the drop"
+nt_keys "$IF_A"
+nt_keys "$IF_B"
+nt_wg "$IF_A" set "$IF_A" private-key "${NT_PRIV[$IF_A]}" listen-port "$NT_PORT" fwmark 0x77 ||
+	nt_fail "wg set private-key, listen-port, fwmark after the drop"
+nt_wg "$IF_B" set "$IF_B" private-key "${NT_PRIV[$IF_B]}" listen-port "$NT_PORT" ||
+	nt_fail "wg set $IF_B"
+nt_peers_add
+nt_addr "$IF_A" 198.51.100.1/24 fd00:2::1/64
+nt_addr "$IF_B" 198.51.100.2/24 fd00:2::2/64
+nt_endpoint "$IF_A" 4
+nt_ping "$IF_A" 198.51.100.2 || nt_fail "no ping through the tunnel after the drop"
+nt_ping "$IF_A" fd00:2::2 || nt_fail "no IPv6 ping through the tunnel after the drop"
+[ "$(nt_wg "$IF_A" show "$IF_A" fwmark)" = 0x77 ] || nt_fail "fwmark not kept"
+nt_ok "key, port $NT_PORT and fwmark set, peer added, pings pass"
+
+nt_log "-- listen-port change after the drop"
+NEW_PORT=$((NT_PORT + 1))
+nt_wg "$IF_A" set "$IF_A" listen-port "$NEW_PORT" || nt_fail "wg set listen-port $NEW_PORT refused"
+[ "$(nt_wg "$IF_A" show "$IF_A" listen-port)" = "$NEW_PORT" ] || nt_fail "listen-port not $NEW_PORT"
+nt_x "$NS_A" ss -uanH "sport = :$NEW_PORT" | grep -q . || nt_fail "nothing bound to port $NEW_PORT"
+nt_x "$NS_A" ss -uanH "sport = :$NT_PORT" | grep -q . && nt_fail "port $NT_PORT is still bound"
+nt_ping "$IF_A" 198.51.100.2 || nt_fail "no ping after the port change"
+ep=$(nt_endpoint_of "$IF_B")
+[ "$ep" = "192.0.2.1:$NEW_PORT" ] || nt_fail "b sees a at $ep, not from port $NEW_PORT"
+nt_ok "rebound to $NEW_PORT (with the fwmark), pings pass, b sees the new port"
+if nt_wg "$IF_A" set "$IF_A" listen-port 999 2>/dev/null; then
+	nt_fail "listen-port 999 accepted without CAP_NET_BIND_SERVICE"
+fi
+[ "$(nt_wg "$IF_A" show "$IF_A" listen-port)" = "$NEW_PORT" ] || nt_fail "a refused port change moved the port"
+nt_ping "$IF_A" 198.51.100.2 || nt_fail "no ping after the refused port change"
+nt_ok "port 999 refused (no CAP_NET_BIND_SERVICE); still on $NEW_PORT"
+
+nt_log "-- exit after the drop"
+kill -TERM "$PID"
+nt_wait_gone "$PID" 5 || nt_fail "still running 5 s after SIGTERM"
+wait "$PID"
+st=$?
+[ "$st" = 0 ] || nt_fail "exit status $st after SIGTERM"
+[ -e "/var/run/wireguard/$IF_A.sock" ] && nt_fail "the socket file is left behind"
+ip -n "$NS_A" link show dev "$IF_A" >/dev/null 2>&1 && nt_fail "the link is left behind"
+NT_DPID[$IF_A]=
+nt_ok "exit status 0, socket file and link removed"
+
+nt_log "-- no drop: --user root, or no user \"wgd\""
+IF_C=$(nt_name wg c)
+start_wgd "$NS_A" "$IF_C" --user root
+[ "$(status "${NT_DPID[$IF_C]}" Uid)" = "0 0 0 0" ] || nt_fail "--user root changed the uid"
+grep -q "user 'root' is root: no privilege drop" "$NT_TMP/$IF_C.$NT_RUN.log" ||
+	nt_fail "--user root: the log does not say that nothing was dropped"
+nt_stop_daemon "$IF_C"
+NT_DPID[$IF_C]=
+WGD_USER=$PD_USER start_wgd "$NS_A" "$IF_C"
+[ "$(status "${NT_DPID[$IF_C]}" Uid)" = "$PD_UID $PD_UID $PD_UID $PD_UID" ] ||
+	nt_fail "WGD_USER=$PD_USER: Uid $(status "${NT_DPID[$IF_C]}" Uid)"
+if ! id wgd >/dev/null 2>&1; then
+	[ "$(status "${NT_DPID[$IF_B]}" Uid)" = "0 0 0 0" ] || nt_fail "no --user and no user wgd: uid changed"
+	grep -q "no user 'wgd': keeping root privileges" "$NT_TMP/$IF_B.$NT_RUN.log" ||
+		nt_fail "no --user: the log does not say why nothing was dropped"
+fi
+if ip netns exec "$NS_A" "$WGD" -f --user "nosuchuser$NT_U" "$(nt_name wg d)" >"$NT_TMP/nouser.log" 2>&1; then
+	nt_fail "an unknown --user was accepted"
+fi
+grep -q "no user 'nosuchuser$NT_U'" "$NT_TMP/nouser.log" || nt_fail "unknown user: $(cat "$NT_TMP/nouser.log")"
+nt_ok "root and the absent default user keep root, logged; WGD_USER as --user; an unknown user is an error"
+nt_stop_daemon "$IF_C"
+NT_DPID[$IF_C]=
+
+nt_log "-- run directories other than /var/run/wireguard (WGD_RUN_DIR)"
+# sock_answers PATH: a get on the control socket at PATH is answered.
+sock_answers() {
+	printf 'get=1\n\n' | timeout 5 "$NT_PY" -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1]); s.sendall(sys.stdin.buffer.read())
+buf = b""
+while not buf.endswith(b"\n\n"):
+    d = s.recv(65536)
+    if not d: break
+    buf += d
+sys.exit(0 if b"errno=0" in buf else 1)
+' "$1"
+}
+# rundir_start DIR: wgd --user with WGD_RUN_DIR=DIR as IF_C; sets PID.
+rundir_start() {
+	WGD_RUN_DIR=$1 ip netns exec "$NS_A" "$WGD" -f --user "$PD_USER" "$IF_C" >"$NT_TMP/$IF_C.rd.log" 2>&1 &
+	PID=$!
+	NT_DPID[$IF_C]=$PID
+	nt_until "$NT_TIMEOUT" sock_answers "$1/$IF_C.sock" || nt_fail "WGD_RUN_DIR=$1: socket not answering"
+}
+# A directory only root may enter: CAP_DAC_OVERRIDE raised for the lstat
+# after each inotify event and for the unlink.
+mkdir -m 0700 "$NT_TMP/run" || nt_fail "mkdir run"
+rundir_start "$NT_TMP/run"
+touch "$NT_TMP/run/other" && rm "$NT_TMP/run/other"
+sleep 0.5
+nt_gone "$PID" && nt_fail "a change in the root-only run directory stopped the daemon"
+rm "$NT_TMP/run/$IF_C.sock"
+nt_wait_gone "$PID" 5 || nt_fail "the deletion of the socket file did not stop the daemon after the drop"
+wait "$PID"
+NT_DPID[$IF_C]=
+nt_ok "root-only run directory: another file's change ignored, the socket's deletion seen"
+# A sticky directory everyone may write: no CAP_DAC_OVERRIDE needed, but
+# CAP_FOWNER to unlink the root-owned socket file.
+mkdir -m 1777 "$NT_TMP/sticky" && chmod 1777 "$NT_TMP/sticky" || nt_fail "mkdir sticky"
+chmod 0711 "$NT_TMP"
+rundir_start "$NT_TMP/sticky"
+want_prm=$(capmask $CAP_NET_ADMIN $CAP_FOWNER)
+[ "$(status "$PID" CapPrm)" = "$want_prm" ] || nt_fail "sticky run directory: CapPrm $(status "$PID" CapPrm), want $want_prm"
+kill -TERM "$PID"
+nt_wait_gone "$PID" 5 || nt_fail "sticky run directory: still running after SIGTERM"
+wait "$PID" || nt_fail "sticky run directory: exit status $?"
+NT_DPID[$IF_C]=
+[ -e "$NT_TMP/sticky/$IF_C.sock" ] && nt_fail "sticky run directory: the socket file is left behind"
+chmod 0700 "$NT_TMP"
+nt_ok "sticky run directory: CapPrm $want_prm (cap_fowner, no cap_dac_override); socket removed"
+# The same directory inside one only root may enter: the way there needs
+# CAP_DAC_OVERRIDE as well.
+rundir_start "$NT_TMP/sticky"
+want_prm=$(capmask $CAP_NET_ADMIN $CAP_FOWNER $CAP_DAC_OVERRIDE)
+[ "$(status "$PID" CapPrm)" = "$want_prm" ] || nt_fail "sticky run directory in a root-only one: CapPrm $(status "$PID" CapPrm), want $want_prm"
+kill -TERM "$PID"
+nt_wait_gone "$PID" 5 || nt_fail "sticky run directory: still running after SIGTERM"
+wait "$PID" || nt_fail "sticky run directory: exit status $?"
+NT_DPID[$IF_C]=
+[ -e "$NT_TMP/sticky/$IF_C.sock" ] && nt_fail "sticky run directory in a root-only one: the socket file is left behind"
+nt_ok "sticky run directory in a root-only one: CapPrm $want_prm; socket removed"
+
+nt_log "-- wgd -c FILE --user $PD_USER: reload and port changes after the drop"
+CONF=$NT_TMP/cf/$IF_A.conf
+mkdir -m 0700 "$NT_TMP/cf" || nt_fail "mkdir $NT_TMP/cf"
+# conf PORT [PEER-LINES...]: A's file, with B as its peer and extra [Peer] sections.
+conf() {
+	local port=$1 extra
+	shift
+	{
+		printf '[Interface]\nPrivateKey = %s\nListenPort = %s\nAddress = 198.51.100.1/24\n' \
+			"$(cat "${NT_PRIV[$IF_A]}")" "$port"
+		printf 'SaveConfig = true\n\n[Peer]\nPublicKey = %s\n' "${NT_PUB[$IF_B]}"
+		printf 'AllowedIPs = 198.51.100.2/32, fd00:2::2/128\nEndpoint = 192.0.2.2:%s\n' "$NT_PORT"
+		# A host-name endpoint: a resolver thread, which must have the drop too.
+		printf '\n[Peer]\nPublicKey = %s\nAllowedIPs = 10.6.6.6/32\nEndpoint = localhost:9\n' "$PEER_N"
+		for extra in "$@"; do
+			printf '\n[Peer]\nPublicKey = %s\nAllowedIPs = 10.7.7.7/32\n' "$extra"
+		done
+	} >"$CONF.new" && chmod 0600 "$CONF.new" && mv "$CONF.new" "$CONF" || nt_fail "writing $CONF"
+}
+PEER_N=$(wg genkey | wg pubkey)
+port_is() { [ "$(nt_wg "$IF_A" show "$IF_A" listen-port)" = "$1" ]; }
+has_peer() { nt_wg "$IF_A" show "$IF_A" peers | grep -qxF "$1"; }
+conf 853
+LOG_LEVEL=verbose ip netns exec "$NS_A" "$WGD" -f --user "$PD_USER" -c "$CONF" "$IF_A" \
+	>"$NT_TMP/$IF_A.cf.log" 2>&1 &
+PID=$!
+NT_DPID[$IF_A]=$PID
+NT_IFACES+=("$IF_A")
+nt_until "$NT_TIMEOUT" nt_sock_ready "$IF_A" ||
+	nt_fail "wgd -c --user did not serve: $(tail -n 5 "$NT_TMP/$IF_A.cf.log")"
+[ "$(status "$PID" Uid)" = "$PD_UID $PD_UID $PD_UID $PD_UID" ] || nt_fail "-c: Uid $(status "$PID" Uid)"
+want_eff=$(capmask $CAP_NET_ADMIN $CAP_NET_BIND_SERVICE)
+want_prm=$(capmask $CAP_NET_ADMIN $CAP_NET_BIND_SERVICE $CAP_DAC_OVERRIDE)
+[ "$(status "$PID" CapEff)" = "$want_eff" ] || nt_fail "-c, port 853: CapEff $(status "$PID" CapEff), want $want_eff"
+[ "$(status "$PID" CapPrm)" = "$want_prm" ] || nt_fail "-c, port 853: CapPrm $(status "$PID" CapPrm), want $want_prm"
+threads() { [ "$(ls "/proc/$PID/task" | wc -l)" -ge 2 ]; }
+nt_until "$NT_TIMEOUT" threads || nt_fail "-c: no resolver thread for the host-name endpoint"
+for t in /proc/"$PID"/task/*; do
+	[ "$(status "$PID/task/${t##*/}" Uid)" = "$PD_UID $PD_UID $PD_UID $PD_UID" ] &&
+		[ "$(status "$PID/task/${t##*/}" NoNewPrivs)" = 1 ] &&
+		[ $((0x$(status "$PID/task/${t##*/}" CapPrm) & ~0x$want_prm)) = 0 ] ||
+		nt_fail "-c: thread ${t##*/}: $(grep -E '^(Uid|CapPrm|NoNewPrivs)' "$t/status" | tr -s '\t\n' '  ')"
+done
+nt_ok "-c: every thread (the resolver's too) runs as $PD_UID with no new privileges"
+nt_wg "$IF_B" set "$IF_B" listen-port "$NT_PORT" || nt_fail "b's port"
+nt_ping "$IF_A" 198.51.100.2 || nt_fail "-c: no ping after the drop"
+[ "$(nt_endpoint_of "$IF_B")" = "192.0.2.1:853" ] || nt_fail "-c: b sees a at $(nt_endpoint_of "$IF_B")"
+nt_ok "-c, ListenPort 853: CapEff $want_eff, CapPrm $want_prm; pings from port 853"
+
+hs=$(nt_handshake_ns "$IF_A")
+PEER_C=$(wg genkey | wg pubkey)
+conf 51822 "$PEER_C"
+kill -HUP "$PID"
+nt_until "$NT_TIMEOUT" has_peer "$PEER_C" || nt_fail "reload after the drop did not add the peer: $(tail -n 3 "$NT_TMP/$IF_A.cf.log")"
+nt_until "$NT_TIMEOUT" port_is 51822 || nt_fail "reload after the drop did not move the port to 51822"
+nt_ping "$IF_A" 198.51.100.2 || nt_fail "no ping after the reload"
+[ "$(nt_endpoint_of "$IF_B")" = "192.0.2.1:51822" ] || nt_fail "after the reload b sees a at $(nt_endpoint_of "$IF_B")"
+[ "$(nt_handshake_ns "$IF_A")" = "$hs" ] || nt_fail "the reload renewed the unchanged peer's session"
+nt_ok "SIGHUP after the drop: peer added, port 51822, same session, pings from 51822"
+conf 853 "$PEER_C"
+kill -HUP "$PID"
+nt_until "$NT_TIMEOUT" port_is 853 || nt_fail "a reload after the drop could not move the port back to 853"
+nt_ping "$IF_A" 198.51.100.2 || nt_fail "no ping after the reload back to 853"
+nt_ok "second SIGHUP: back on port 853 (CAP_NET_BIND_SERVICE kept)"
+
+PEER_D=$(wg genkey | wg pubkey)
+nt_wg "$IF_A" set "$IF_A" peer "$PEER_D" allowed-ips 10.8.8.8/32 || nt_fail "wg set peer D"
+kill -TERM "$PID"
+nt_wait_gone "$PID" 5 || nt_fail "-c: still running 5 s after SIGTERM"
+wait "$PID"
+st=$?
+NT_DPID[$IF_A]=
+[ "$st" = 0 ] || nt_fail "-c: exit status $st"
+grep -qF "$PEER_D" "$CONF" || nt_fail "SaveConfig after the drop did not write the run-time peer: $(tail -n 3 "$NT_TMP/$IF_A.cf.log")"
+[ -e "/var/run/wireguard/$IF_A.sock" ] && nt_fail "-c: the socket file is left behind"
+nt_ok "SIGTERM: SaveConfig wrote the file in the root-only directory; socket removed"
+
+nt_log "-- a full tunnel: the teardown after the drop removes the rules, routes and src_valid_mark"
+NS_F=$(nt_name "" f)
+IF_F=$(nt_name wg f)
+nt_netns "$NS_F"
+before=$(cf_snapshot "$NS_F")
+printf '[Interface]\nPrivateKey = %s\nAddress = 10.5.5.1/24, fd00:5::1/64\n\n[Peer]\nPublicKey = %s\nAllowedIPs = 0.0.0.0/0, ::/0\nEndpoint = 192.0.2.99:51820\n' \
+	"$(wg genkey)" "$(wg genkey | wg pubkey)" | cf_write "$NT_TMP/cf/$IF_F.conf"
+cf_start "$NS_F" "$IF_F" "$NT_TMP/cf/$IF_F.conf" --user "$PD_USER"
+[ "$(status "${NT_DPID[$IF_F]}" Uid)" = "$PD_UID $PD_UID $PD_UID $PD_UID" ] || nt_fail "full tunnel: no drop"
+[ -n "$(ip -n "$NS_F" rule show | grep suppress_prefixlength)" ] || nt_fail "full tunnel: no suppress rule"
+[ "$(ip netns exec "$NS_F" sysctl -n net.ipv4.conf.all.src_valid_mark)" = 1 ] || nt_fail "full tunnel: src_valid_mark not set"
+cf_stop "$IF_F"
+cf_same_snapshot "$before" "$(cf_snapshot "$NS_F")" "full tunnel torn down after the drop"
+nt_ok "full tunnel after the drop: rules, routes, addresses and src_valid_mark back as before"
+echo "PASS"

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * wgctl's side of the control socket (doc/control.md): one operation per
+ * connection, as wg(8) makes them, so it works against any daemon that
+ * speaks the cross-platform userspace API (wgd, wireguard-go).
+ *
+ * Errors are -errno; wgctl prints them as wg does ("Unable to access
+ * interface: No such file or directory").
+ */
+#ifndef WGCTL_IPC_H
+#define WGCTL_IPC_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "daemon/config.h"
+
+/* /var/run/wireguard, or $WGD_RUN_DIR (as wgd itself honours it). */
+const char *ipc_run_dir(void);
+
+/* The daemon's current configuration (a get).  0 or -errno. */
+int ipc_get(const char *ifname, struct config_device *out);
+
+/* Sends cfg as a set and returns the daemon's answer: 0 or -errno. */
+int ipc_set(const char *ifname, const struct config_device *cfg);
+
+/*
+ * The interfaces whose socket answers, in directory order (as wg lists
+ * them); a socket nobody answers on is removed, as wg removes it.
+ * *names is one allocation of NUL-terminated names, *count of them.
+ * 0 or -errno.
+ */
+int ipc_list(char **names, size_t *count);
+
+/* The process on the other end of the interface's socket (SO_PEERCRED). */
+int ipc_daemon_pid(const char *ifname, pid_t *pid);
+
+/* Whether the interface's socket file still exists. */
+int ipc_socket_exists(const char *ifname);
+
+#endif
