@@ -66,9 +66,12 @@ mipsel)
 	# modules (chacha-mips, poly1305-mips).
 	want_modules=(wireguard tun pcnet32 virtio_net virtio_pci)
 	# Debian's mipsel packages whose programs the guest runs (busybox is
-	# static), and the libraries those and VM_EXTRA (wgd) need.
-	user_packages=(busybox-static wireguard-tools iperf3 libiperf0 libsctp1 libssl3 libatomic1 libc6 libsodium23 libmnl0)
-	user_programs=(/usr/bin/wg /usr/bin/iperf3)
+	# static), and the libraries those and VM_EXTRA (wgd) need.  iproute2's
+	# ip (busybox's has no nodad, netns or veth) and iputils' ping
+	# (busybox's has no -M do).
+	user_packages=(busybox-static wireguard-tools iperf3 libiperf0 libsctp1 libssl3 libatomic1 libc6 libsodium23 libmnl0
+		iproute2 libbpf1 libelf1 zlib1g libbsd0 libmd0 libcap2 iputils-ping libidn2-0 libunistring2)
+	user_programs=(/usr/bin/wg /usr/bin/iperf3 /bin/ip /bin/ping)
 	host_programs=()
 	;;
 *)
@@ -87,7 +90,7 @@ need=(apt-get apt-cache dpkg depmod gzip flock sha256sum "$busybox")
 for p in "${need[@]}" "${host_programs[@]}"; do
 	command -v "$p" >/dev/null 2>&1 || die "required program '$p' is missing (tools/install-deps installs it)"
 done
-"$busybox" --list 2>/dev/null | grep -qx sh || die "$busybox is not busybox (package busybox-static)"
+"$busybox" --list 2>/dev/null | grep -x sh >/dev/null || die "$busybox is not busybox (package busybox-static)"
 ldd "$busybox" >/dev/null 2>&1 && die "$busybox is dynamically linked: install busybox-static"
 
 mkdir -p "$cache"
@@ -175,9 +178,12 @@ libs() {
 # The packages at their candidate versions, unpacked once under
 # CACHE/userland-mipsel-HASH (HASH: of the package=version list).
 userland() {
-	local p v list= u
+	local p v list= u cand
+	# One apt-cache call for all (each takes seconds): "PACKAGE:mipsel VERSION" lines.
+	cand=$(apt-cache policy "${user_packages[@]/%/:mipsel}" 2>/dev/null |
+		awk '/^[^ ].*:$/ { p = substr($0, 1, length($0) - 1) } $1 == "Candidate:" { print p, $2 }')
 	for p in "${user_packages[@]}"; do
-		v=$(apt-cache policy "$p:mipsel" | awk '$1 == "Candidate:" { print $2 }')
+		v=$(printf '%s\n' "$cand" | awk -v p="$p:mipsel" '$1 == p { print $2 }')
 		[ -n "$v" ] && [ "$v" != "(none)" ] || die "no candidate version of $p:mipsel (dpkg --add-architecture mipsel; apt-get update)"
 		list="$list $p:mipsel=$v"
 	done
@@ -286,8 +292,11 @@ if [ ! -e "$initrd" ]; then
 	(cd "$r" && find . | LC_ALL=C sort | "$busybox" cpio -o -H newc 2>/dev/null | gzip -1) >"$t/initrd" || die "cpio failed"
 	mv "$t/initrd" "$initrd"
 	rm -rf "$t"
-	# Older initramfs images of this kernel are of no further use.
-	find "$kdir" -maxdepth 1 -name 'initrd-*.cpio.gz' ! -name "initrd-$key.cpio.gz" -delete
+	# Older initramfs images of this kernel: the four newest are kept (the
+	# mipsel guest's tests put different programs in theirs, and each
+	# would otherwise delete the other's).
+	find "$kdir" -maxdepth 1 -name 'initrd-*.cpio.gz' -printf '%T@ %p\n' | sort -rn | tail -n +5 |
+		cut -d' ' -f2- | xargs -r rm -f
 fi
 printf 'KERNEL=%s\nINITRD=%s\nKVER=%s\n' "$kdir/vmlinuz" "$initrd" "$(cat "$kdir/kver")"
 # mipsel: where the guest's programs and libraries were unpacked (their symbols)

@@ -21,6 +21,7 @@
 . "$(dirname "${BASH_SOURCE[0]}")/../net/lib.sh"
 
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+VM_TOP=$(cd "$VM_DIR/../.." && pwd)
 VM_BOOT_TIMEOUT=${VM_BOOT_TIMEOUT:-120}	# s; TCG on a busy machine
 # VM_ARCH: amd64 (the default: qemu-system-x86_64, virtio NIC) or mipsel
 # (qemu-system-mipsel -M malta, a pcnet NIC; tools/routerbench): the guest
@@ -29,21 +30,25 @@ VM_BOOT_TIMEOUT=${VM_BOOT_TIMEOUT:-120}	# s; TCG on a busy machine
 # model (mipsel: pcnet, the default, or virtio-net-pci; amd64: virtio-net-pci).
 VM_ARCH=${VM_ARCH:-amd64}
 [ -n "${VM_QEMU_ARGS+x}" ] || VM_QEMU_ARGS=()
+# Guest programs by path: busybox's sh runs its own applets before PATH.
 if [ "$VM_ARCH" = mipsel ]; then
 	VM_MEM=${VM_MEM:-256}	# malta's RAM, without highmem
-	# busybox's own ip and ping (no iproute2 or iputils in this guest); its
-	# ip has no "nodad", so the mipsel guest has no IPv6 addresses.
-	G_PING=ping
-	G_IP=ip
-	VM_IPV6=0
+	# iproute2's ip and iputils' ping from Debian's mipsel packages
+	G_PING=/bin/ping
+	G_IP=/bin/ip
 else
 	VM_MEM=${VM_MEM:-384}
-	# Guest programs by path: busybox's sh runs its own applets before PATH.
 	G_PING=/usr/bin/ping
 	G_IP=/usr/sbin/ip
 	G_NC=/usr/bin/nc.openbsd
-	VM_IPV6=1
 fi
+# VM_GUEST_WG: what is wg0 in the guest: "kernel" (the default; its
+# wireguard.ko) or "wgd" (/usr/local/bin/wgd, the mipsel build that
+# VM_EXTRA put there; tests/vm/mips.sh).  VM_HWHO, VM_GWHO: what the
+# messages of tests/vm/scenarios.sh call the host's daemon and wg0.
+VM_GUEST_WG=${VM_GUEST_WG:-kernel}
+VM_HWHO=${VM_HWHO:-the daemon}
+VM_GWHO=${VM_GWHO:-the kernel}
 
 HOST4=192.0.2.1
 HOST6=fd00:1::1
@@ -67,15 +72,93 @@ vm_g_ok() {
 	[ -z "$out" ] || printf '%s\n' "$out"
 }
 
-# vm_g6 LINE: LINE if the guest has IPv6 (VM_IPV6), else nothing: a line of
-# a guest script.
-vm_g6() {
-	[ "$VM_IPV6" = 0 ] || printf '%s\n' "$1"
-}
-
 # vm_h COMMAND...: a command in the host namespace, bounded in time.
 vm_h() {
 	nt_x "$HNS" "$@"
+}
+
+# vm_build DIR MESON-ARGS...: wgd of this tree built in DIR (configured on
+# first use with MESON-ARGS, no tests, no manual pages); 1 with the log's
+# end on stderr if that fails.  No root needed.
+vm_build() {
+	local dir=$1
+	shift
+	mkdir -p "$(dirname "$dir")" || return 1
+	if [ ! -d "$dir/meson-private" ]; then
+		meson setup "$dir" "$VM_TOP" -Dtests=false -Dman=disabled "$@" >"$dir.setup.log" 2>&1 ||
+			{ tail -n 30 "$dir.setup.log" >&2; echo "meson setup $dir failed" >&2; return 1; }
+	fi
+	ninja -C "$dir" -j2 daemon/wgd >"$dir.build.log" 2>&1 ||
+		{ tail -n 30 "$dir.build.log" >&2; echo "the build of $dir failed" >&2; return 1; }
+}
+
+# vm_mipsel_missing: the first program or library that the mipsel guest and
+# its wgd (cross build) need and this machine lacks, with what installs it;
+# nothing if none is missing.
+vm_mipsel_missing() {
+	local p
+	for p in qemu-system-mipsel mipsel-linux-gnu-gcc mipsel-linux-gnu-strip mipsel-linux-gnu-readelf meson ninja; do
+		command -v "$p" >/dev/null 2>&1 || { echo "$p (tools/install-deps installs it)"; return 0; }
+	done
+	for p in libsodium libmnl; do
+		[ -e "/usr/lib/mipsel-linux-gnu/pkgconfig/$p.pc" ] ||
+			{ echo "$p-dev:mipsel (tools/install-deps installs it)"; return 0; }
+	done
+	dpkg --print-foreign-architectures 2>/dev/null | grep -qx mipsel ||
+		echo "dpkg's mipsel architecture, for the guest's packages (tools/install-deps adds it)"
+}
+
+# vm_mipsel_wgd BDIR: the mipsel wgd of this tree (cross/mipsel-linux-gnu.ini,
+# -Dasm=enabled, the default -O2) built in BDIR/mipsel and stripped to
+# BDIR/wgd, the guest's copy (VM_EXTRA).
+vm_mipsel_wgd() {
+	vm_build "$1/mipsel" --cross-file "$VM_TOP/cross/mipsel-linux-gnu.ini" -Dasm=enabled &&
+		mipsel-linux-gnu-strip -o "$1/wgd" "$1/mipsel/daemon/wgd"
+}
+
+# vm_gwgd_start IF: a guest script that starts /usr/local/bin/wgd as IF in
+# the foreground of a background job, its PID in /run/wgd-IF.pid, its exit
+# status (once it ends) in /run/wgd-IF.rc, its log appended to
+# /run/wgd-IF.log, and waits (at most 30 s) until wg can talk to it.
+vm_gwgd_start() {
+	local f=/run/wgd-$1
+	cat <<-EOF
+	rm -f $f.rc
+	(set +e; sh -c 'echo \$\$ >$f.pid; exec env LOG_LEVEL=info /usr/local/bin/wgd -f $1'; echo \$? >$f.rc) </dev/null >>$f.log 2>&1 &
+	i=0
+	until [ -S /run/wireguard/$1.sock ] && wg show $1 >/dev/null 2>&1; do
+		[ ! -e $f.rc ] || { echo "wgd -f $1 exited with status \$(cat $f.rc)"; tail -n 20 $f.log; exit 1; }
+		i=\$((i + 1))
+		[ \$i -lt 300 ] || { echo "wgd -f $1 not answering after 30 s"; tail -n 20 $f.log; exit 1; }
+		sleep 0.1
+	done
+	EOF
+}
+
+# vm_gwgd_stop IF [SIGNAL]: a guest script that sends the guest's wgd IF
+# SIGNAL (default TERM) and waits (at most 10 s) until it has exited; after
+# SIGTERM its status must be 0.
+vm_gwgd_stop() {
+	local f=/run/wgd-$1 sig=${2:-TERM}
+	cat <<-EOF
+	kill -$sig \$(cat $f.pid) || exit 1
+	i=0
+	until [ -e $f.rc ]; do
+		i=\$((i + 1))
+		[ \$i -lt 100 ] || { echo "wgd -f $1 still running 10 s after SIG$sig"; exit 1; }
+		sleep 0.1
+	done
+	rc=\$(cat $f.rc)
+	[ $sig != TERM ] || [ "\$rc" = 0 ] || { echo "wgd -f $1 exited with status \$rc after SIGTERM"; tail -n 20 $f.log; exit 1; }
+	EOF
+}
+
+# vm_gwg_addr IF V4 V6: a guest script that sets IF's MTU (NT_MTU), its
+# addresses (V4 and V6 with prefix lengths; no duplicate address detection,
+# so that IPv6 is usable at once) and brings it up.
+vm_gwg_addr() {
+	printf 'set -e\n%s link set %s mtu %s\n%s addr add %s dev %s\n%s addr add %s dev %s nodad\n%s link set %s up\n' \
+		"$G_IP" "$1" "$NT_MTU" "$G_IP" "$2" "$1" "$G_IP" "$3" "$1" "$G_IP" "$1"
 }
 
 # vm_boot ROLE: the namespace, the tap, the guest booted and its command
@@ -83,6 +166,7 @@ vm_h() {
 # then vm_reset configures both sides.
 vm_boot() {
 	local img qemu devs
+	VM_T0=$SECONDS
 	if [ "$VM_ARCH" = mipsel ]; then
 		qemu=(qemu-system-mipsel -M malta -cpu 34Kf)
 		devs=(-global virtio-net-pci.romfile=)
@@ -131,16 +215,16 @@ vm_boot() {
 		set -e
 		$G_IP link set eth0 up
 		$G_IP addr add $GUEST4/24 dev eth0
-		$(vm_g6 "$G_IP addr add $GUEST6/64 dev eth0 nodad")
-		$G_IP link add wg0 type wireguard
-		$G_IP link set wg0 mtu $NT_MTU
-		$G_IP addr add $GIN4/24 dev wg0
-		$(vm_g6 "$G_IP addr add $GIN6/64 dev wg0 nodad")
-		$G_IP link set wg0 up
+		$G_IP addr add $GUEST6/64 dev eth0 nodad
 		mkdir -p /run/bg" "guest network setup"
+	if [ "$VM_GUEST_WG" = wgd ]; then
+		vm_g_ok 60 "$(vm_gwgd_start wg0)" "wgd in the guest"
+	else
+		vm_g_ok 10 "$G_IP link add wg0 type wireguard" "the kernel's wg0 in the guest"
+	fi
+	vm_g_ok 20 "$(vm_gwg_addr wg0 $GIN4/24 $GIN6/64)" "wg0's addresses in the guest"
 	nt_until "$NT_TIMEOUT" vm_h ping -c 1 -W 1 "$GUEST4" || nt_fail "no outer IPv4 between host and guest"
-	[ "$VM_IPV6" = 0 ] ||
-		nt_until "$NT_TIMEOUT" vm_h ping -6 -c 1 -W 1 "$GUEST6" || nt_fail "no outer IPv6 between host and guest"
+	nt_until "$NT_TIMEOUT" vm_h ping -6 -c 1 -W 1 "$GUEST6" || nt_fail "no outer IPv6 between host and guest"
 	nt_daemon "$HNS" "$HIF" "$VM_ROLE"
 	nt_keys "$HIF"
 	nt_keys guest
@@ -191,7 +275,7 @@ vm_reset() {
 		for f in /run/bg/*.pid; do [ -e \"\$f\" ] && kill \$(cat \"\$f\") 2>/dev/null; rm -f \"\$f\"; done
 		$G_IP addr flush dev eth0
 		$G_IP addr add $GUEST4/24 dev eth0
-		$(vm_g6 "$G_IP addr add $GUEST6/64 dev eth0 nodad")
+		$G_IP addr add $GUEST6/64 dev eth0 nodad
 		true" "guest reset"
 	GKEY=$(cat "${NT_PRIV[guest]}")
 	GPUB=${NT_PUB[guest]}
@@ -270,4 +354,62 @@ vm_first_reply_ms() {
 # vm_daemon_alive: the daemon under test still runs and answers wg.
 vm_daemon_alive() {
 	! nt_gone "${NT_DPID[$HIF]}" && nt_sock_ready "$HIF"
+}
+
+# vm_settle_host: after a scenario, the host's daemon: a restarted one's PID
+# taken from $NT_TMP/daemon.pid (written in the scenario's subshell); one
+# that is gone or does not answer is started again (1 returned).
+vm_settle_host() {
+	if [ -e "$NT_TMP/daemon.pid" ]; then
+		NT_DPID[$HIF]=$(cat "$NT_TMP/daemon.pid")
+		rm -f "$NT_TMP/daemon.pid"
+	fi
+	vm_daemon_alive && return 0
+	echo "FAIL: $VM_HWHO (pid ${NT_DPID[$HIF]}) is gone or does not answer; starting it again" >&2
+	NT_RUN=$SECONDS		# the new daemon's log is a new file
+	nt_daemon "$HNS" "$HIF" "$VM_ROLE"
+	nt_addr "$HIF" "$HIN4/24" "$HIN6/64"
+	return 1
+}
+
+# vm_run SCENARIO...: after vm_boot, each scenario (function sc_NAME) in
+# order, in a subshell (a failure is reported and the rest still run; the
+# helpers it started are stopped when it ends), then VM_SETTLE (a function;
+# default vm_settle_host; non-zero fails the scenario) and vm_reset.
+# Scenarios in SKIP (an associative array "ROLE:SCENARIO" -> the reason, if
+# the caller declared it) are skipped with the reason printed.  The last
+# line sums up; exits 1 if any failed.
+vm_run() {
+	local s why t0 base rc passed=() failed=() skipped=()
+	for s in "$@"; do
+		why=
+		if declare -p SKIP >/dev/null 2>&1; then
+			why=${SKIP[$VM_ROLE:$s]:-}
+		fi
+		if [ -n "$why" ]; then
+			nt_log "==== $s: SKIP against $VM_ROLE: $why"
+			skipped+=("$s")
+			continue
+		fi
+		nt_log "==== $s"
+		t0=$SECONDS
+		base=${#NT_PIDS[@]}
+		(
+			trap 'for p in "${NT_PIDS[@]:'"$base"'}"; do nt_stop_pid "$p"; done' EXIT
+			"sc_$s"
+		)
+		rc=$?
+		"${VM_SETTLE:-vm_settle_host}" || rc=1
+		if [ "$rc" = 0 ]; then
+			nt_log "==== $s: PASS ($((SECONDS - t0)) s)"
+			passed+=("$s")
+		else
+			nt_log "==== $s: FAIL ($((SECONDS - t0)) s)"
+			failed+=("$s")
+		fi
+		vm_reset
+	done
+	nt_log "against $VM_ROLE, $((SECONDS - VM_T0)) s: ${#passed[@]} passed, ${#failed[@]} failed (${failed[*]}), ${#skipped[@]} skipped (${skipped[*]})"
+	[ ${#failed[@]} = 0 ] || exit 1
+	echo PASS
 }
