@@ -19,28 +19,10 @@
 #include "daemon/conffile.h"
 
 #include "tests/ctgrind.h"
+#include "tests/crypto/testutil.h"
 
-static unsigned long failures, checks;
-
-static bool check(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static bool check(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	checks++;
-	if (ok)
-		return true;
-	failures++;
-	if (failures <= 60) {
-		fputs("FAIL: ", stderr);
-		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
-		va_end(ap);
-		fputc('\n', stderr);
-	}
-	return false;
-}
+/* the shared counters and reporting of the tests (tests/crypto/testutil.h) */
+#define check tu_check
 
 /* Keys: K1 = bytes 01..20, K2 = all 0xab, K3 = all 0xff, K4 = e0..ff
  * (Python's base64.b64encode of those bytes). */
@@ -783,8 +765,8 @@ static int test_ct(void)
 	conffile_key_to_base64(b64, key);
 	VALGRIND_MAKE_MEM_DEFINED(b64, sizeof(b64));
 	check(strcmp(b64, K4) == 0, "ct encode");
-	printf("test_conffile --ct: %lu checks, %lu failures\n", checks, failures);
-	return failures ? 1 : 0;
+	printf("test_conffile --ct: %lu checks, %lu failures\n", tu_checks, tu_failures);
+	return tu_failures ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -800,6 +782,6 @@ int main(int argc, char **argv)
 	test_errors();
 	test_print();
 	test_load();
-	printf("%lu checks, %lu failures\n", checks, failures);
-	return failures ? 1 : 0;
+	printf("%lu checks, %lu failures\n", tu_checks, tu_failures);
+	return tu_failures ? 1 : 0;
 }

@@ -28,28 +28,10 @@
 #include "daemon/uapi.h"
 
 #include "tests/ctgrind.h"
+#include "tests/crypto/testutil.h"
 
-static unsigned long failures, checks;
-
-static bool check(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static bool check(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	checks++;
-	if (ok)
-		return true;
-	failures++;
-	if (failures <= 50) {
-		fputs("FAIL: ", stderr);
-		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
-		va_end(ap);
-		fputc('\n', stderr);
-	}
-	return false;
-}
+/* the shared counters and reporting of the tests (tests/crypto/testutil.h) */
+#define check tu_check
 
 /* Three fixed keys: K1 = 01 02 .. 20, K2 = all 0xab, K3 = mixed case input. */
 #define K1 "0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20"
@@ -1496,8 +1478,8 @@ static int test_ct(void)
 	VALGRIND_MAKE_MEM_DEFINED(hex, sizeof(hex));
 	VALGRIND_MAKE_MEM_DEFINED(key, sizeof(key));
 	check(uapi_key_from_hex(key, hex, sizeof(hex)) && key[1] == 0x67, "ct encode");
-	printf("test_uapi --ct: %lu checks, %lu failures\n", checks, failures);
-	return failures ? 1 : 0;
+	printf("test_uapi --ct: %lu checks, %lu failures\n", tu_checks, tu_failures);
+	return tu_failures ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -1518,6 +1500,6 @@ int main(int argc, char **argv)
 	test_mutations();
 	test_get_mutations();
 	test_server();
-	printf("test_uapi: %lu checks, %lu failures\n", checks, failures);
-	return failures ? 1 : 0;
+	printf("test_uapi: %lu checks, %lu failures\n", tu_checks, tu_failures);
+	return tu_failures ? 1 : 0;
 }
