@@ -114,6 +114,22 @@ want_prm=$(capmask $CAP_NET_ADMIN $CAP_DAC_OVERRIDE)
 grep -q "running as user '$PD_USER'.*kept: cap_net_admin;.*file access: cap_dac_override" \
 	"$NT_TMP/$IF_A.$NT_RUN.log" || nt_fail "the log does not say what was kept"
 nt_ok "uid/gid $PD_UID/$PD_GID, CapEff $want_eff, CapPrm = CapBnd $want_prm, no new privileges"
+# The user lookup runs in a child (privdrop.c lookup_user): the name
+# service's modules (libnss_systemd and what it pulls in: 1.2 MB) are never
+# mapped into the daemon.  b's daemon runs without --user, so the default
+# user "wgd" was looked up: absent from the files, every module is asked.
+# Only meaningful where passwd has a module beyond glibc's built-in "files".
+PID_B=${NT_DPID[$IF_B]}
+if grep -Eq '^passwd:.*[[:space:]](systemd|sss|ldap|winbind|mymachines|extrausers)' /etc/nsswitch.conf &&
+	! getent passwd wgd >/dev/null; then
+	for p in "$PID" "$PID_B"; do
+		! grep -q 'libnss_' "/proc/$p/maps" ||
+			nt_fail "name-service modules mapped in daemon $p: $(grep -o 'libnss_[^ ]*' "/proc/$p/maps" | sort -u | tr '\n' ' ')"
+	done
+	nt_ok "no name-service module in the daemons, with and without --user ($(grep '^passwd:' /etc/nsswitch.conf | tr -s ' '))"
+else
+	nt_log "(passwd is looked up in files only here, or a user wgd exists: no name-service module to keep out)"
+fi
 
 nt_log "-- the tunnel after the drop"
 nt_keys "$IF_A"
