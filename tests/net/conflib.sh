@@ -106,3 +106,17 @@ exec("\n".join(lines[:-1]))
 sys.exit(0 if eval(lines[-1]) else 1)
 ' "$expr"
 }
+
+# cf_pair: the two namespaces (nt_topo), IF_A for the test's wgd -c and, in
+# b, a wgd configured with wg whose peer is a at the tunnel's .1 addresses.
+cf_pair() {
+	nt_topo
+	IF_A=$(nt_name wg a)
+	IF_B=$(nt_name wg b)
+	nt_daemon "$NS_B" "$IF_B" wgd
+	nt_keys "$IF_A"
+	nt_keys "$IF_B"
+	nt_wg "$IF_B" set "$IF_B" private-key "${NT_PRIV[$IF_B]}" listen-port "$NT_PORT" \
+		peer "${NT_PUB[$IF_A]}" allowed-ips 198.51.100.1/32,fd00:2::1/128 || nt_fail "configuring b"
+	nt_addr "$IF_B" 198.51.100.2/24 fd00:2::2/64
+}

@@ -13,15 +13,7 @@
 . "$(dirname "$0")/conflib.sh"
 
 nt_init cl
-nt_topo
-IF_A=$(nt_name wg a)
-IF_B=$(nt_name wg b)
-nt_daemon "$NS_B" "$IF_B" wgd
-nt_keys "$IF_A"
-nt_keys "$IF_B"
-nt_wg "$IF_B" set "$IF_B" private-key "${NT_PRIV[$IF_B]}" listen-port "$NT_PORT" \
-	peer "${NT_PUB[$IF_A]}" allowed-ips 198.51.100.1/32,fd00:2::1/128 || nt_fail "configuring b"
-nt_addr "$IF_B" 198.51.100.2/24 fd00:2::2/64
+cf_pair
 # A second address of b's, to which a's endpoint of b moves at run time.
 ip -n "$NS_B" addr add 192.0.2.12/24 dev "$VETH_B" || nt_fail "second outer address of b"
 X=$(wg genkey | wg pubkey)

@@ -480,10 +480,9 @@ nt_peer_of() { printf '%s\n' "${NT_PUB[$(nt_other "$1")]}"; }
 # Nanosecond-exact handshake time, from the daemon's own get reply.
 nt_handshake_ns() { nt_handshake_ns_of "$1" "$(nt_peer_of "$1")"; }
 
-# nt_handshake_ns_of IF PEERPUB: the same for any peer of IF's daemon.
-nt_handshake_ns_of() {
-	local hex
-	hex=$(printf '%s' "$2" | base64 -d | od -An -tx1 | tr -d ' \n')
+# nt_get SOCKET: the daemon's whole reply to a get=1 on the control socket at
+# path SOCKET (fails if it cannot connect within 5 s).
+nt_get() {
 	printf 'get=1\n\n' | timeout 5 "$NT_PY" -c '
 import socket, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -493,14 +492,24 @@ while not buf.endswith(b"\n\n"):
     d = s.recv(65536)
     if not d: break
     buf += d
-want, sec, nsec, cur = sys.argv[2], None, None, None
-for l in buf.decode().splitlines():
+sys.stdout.write(buf.decode())
+' "$1"
+}
+
+# nt_handshake_ns_of IF PEERPUB: the same for any peer of IF's daemon.
+nt_handshake_ns_of() {
+	local hex
+	hex=$(printf '%s' "$2" | base64 -d | od -An -tx1 | tr -d ' \n')
+	nt_get "/var/run/wireguard/$1.sock" | "$NT_PY" -c '
+import sys
+want, sec, nsec, cur = sys.argv[1], None, None, None
+for l in sys.stdin.read().splitlines():
     k, _, v = l.partition("=")
     if k == "public_key": cur = v
     elif cur == want and k == "last_handshake_time_sec": sec = v
     elif cur == want and k == "last_handshake_time_nsec": nsec = v
 print("%s.%s" % (sec, nsec))
-' "/var/run/wireguard/$1.sock" "$hex"
+' "$hex"
 }
 
 # nt_ping IF DST [PING-ARGS...]: from IF's namespace; one echo must come back

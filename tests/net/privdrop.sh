@@ -201,19 +201,7 @@ NT_DPID[$IF_C]=
 
 nt_log "-- run directories other than /var/run/wireguard (WGD_RUN_DIR)"
 # sock_answers PATH: a get on the control socket at PATH is answered.
-sock_answers() {
-	printf 'get=1\n\n' | timeout 5 "$NT_PY" -c '
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.connect(sys.argv[1]); s.sendall(sys.stdin.buffer.read())
-buf = b""
-while not buf.endswith(b"\n\n"):
-    d = s.recv(65536)
-    if not d: break
-    buf += d
-sys.exit(0 if b"errno=0" in buf else 1)
-' "$1"
-}
+sock_answers() { nt_get "$1" 2>/dev/null | grep -qx 'errno=0'; }
 # rundir_start DIR: wgd --user with WGD_RUN_DIR=DIR as IF_C; sets PID.
 rundir_start() {
 	WGD_RUN_DIR=$1 ip netns exec "$NS_A" "$WGD" -f --user "$PD_USER" "$IF_C" >"$NT_TMP/$IF_C.rd.log" 2>&1 &
