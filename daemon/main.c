@@ -66,32 +66,29 @@ struct options {
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
-		"Usage: %s [OPTIONS] IFNAME\n"
-		"       %s [OPTIONS] -c FILE [IFNAME]\n"
-		"       %s [OPTIONS] up IFNAME|FILE\n"
-		"       %s --version | --help\n"
+		"Usage: %1$s [OPTIONS] IFNAME\n"
+		"       %1$s [OPTIONS] -c FILE [IFNAME]\n"
+		"       %1$s [OPTIONS] up IFNAME|FILE\n"
+		"       %1$s --version | --help\n"
 		"\n"
-		"Creates the TUN interface IFNAME and serves WireGuard on it, configured\n"
-		"through the control socket " CONTROL_RUN_DIR "/IFNAME.sock (use wg(8)).\n"
-		"With a wg-quick(8) file, also sets its keys, peers, addresses, MTU, routes,\n"
-		"DNS and hooks, reloads it on SIGHUP and undoes it all at exit.  IFNAME\n"
-		"defaults to the file's name without .conf; up IFNAME reads\n"
-		CONFIG_DIR "/IFNAME.conf.\n"
+		"Serves WireGuard on a new TUN interface IFNAME, configured by wg(8) through\n"
+		"the control socket " CONTROL_RUN_DIR "/IFNAME.sock.  A wg-quick(8) file also\n"
+		"sets keys, peers, addresses, MTU, routes, DNS and hooks, is reloaded on SIGHUP\n"
+		"and undone at exit; IFNAME defaults to its name without .conf, and up IFNAME\n"
+		"reads " CONFIG_DIR "/IFNAME.conf.\n"
 		"\n"
 		"  -c, --config FILE  bring the interface up from the wg-quick file FILE\n"
-		"  -f, --foreground   stay in the foreground and log to stderr\n"
-		"  -l, --log-level L  silent, error, verbose or debug (default: $LOG_LEVEL,\n"
-		"                     else error)\n"
+		"  -f, --foreground   stay in the foreground, log to stderr\n"
+		"  -l, --log-level L  silent, error, verbose or debug (default $LOG_LEVEL, else error)\n"
 		"  -p, --pid-file F   write the daemon's process id to F\n"
-		"  -u, --user USER    run as USER once set up (default: $WGD_USER, else wgd\n"
-		"                     if it exists; root: no change), keeping CAP_NET_ADMIN\n"
-		"  -h, --help         this text\n"
-		"  -v, --version      the version\n"
+		"  -u, --user USER    once set up, run as USER (default $WGD_USER, else wgd if it\n"
+		"                     exists; root: no change), keeping CAP_NET_ADMIN\n"
+		"  -h, --help | -v, --version\n"
 		"\n"
-		"Environment: LOG_LEVEL, WG_PROCESS_FOREGROUND=1 (as -f), WGD_USER, WGD_RUN_DIR,\n"
-		"WGD_CONFIG_DIR (for up: instead of " CONFIG_DIR "), NOTIFY_SOCKET\n"
-		"(systemd Type=notify: READY=1 once serving).\n",
-		prog, prog, prog, prog);
+		"Environment: WG_PROCESS_FOREGROUND=1 (as -f), WGD_RUN_DIR, WGD_CONFIG_DIR (for\n"
+		"up: instead of " CONFIG_DIR "), NOTIFY_SOCKET (systemd Type=notify: READY=1\n"
+		"once serving).\n",
+		prog);
 }
 
 /*
@@ -194,9 +191,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->log_level = LOG_LEVEL_ERROR;
-	if (env && log_parse_level(env) >= 0)
-		o->log_level = log_parse_level(env);
+	o->log_level = env ? log_parse_level(env) : -1;
+	if (o->log_level < 0)
+		o->log_level = LOG_LEVEL_ERROR;
 	env = getenv("WG_PROCESS_FOREGROUND");
 	o->foreground = env && !strcmp(env, "1");
 	/* For launchers that pass no options (wg-quick). */
@@ -331,46 +328,34 @@ static int drop_privileges(const struct options *o, struct host *host, struct pr
 /*
  * Runs the daemon on an open TUN device and control socket until it stops;
  * with a configuration file (b), brought up from it and torn down at exit.
+ * A failure is reported, then what was set up is undone in reverse.
  */
 static int serve(const struct options *o, struct host *host, struct tun *tun,
 		 struct control *control, struct bringup *b, int report_fd)
 {
 	struct privdrop_opts drop = { 0 };
+	enum { SET_UP_HOST, SET_UP_PID_FILE, SET_UP_BRINGUP } done = SET_UP_HOST;
 	char msg[300];
 	int ret;
 
 	/* From here on the host owns tun and control; host_stop frees them. */
 	ret = host_start(host, tun, control, msg, sizeof(msg));
-	if (ret < 0) {
-		report(report_fd, msg);
-		host_stop(host);
-		return EXIT_FAILURE;
-	}
+	if (ret < 0)
+		goto fail;
 	if (o->pid_file && (ret = write_pid_file(o->pid_file)) < 0) {
 		snprintf(msg, sizeof(msg), "cannot write %s: %s", o->pid_file, strerror(-ret));
-		report(report_fd, msg);
-		host_stop(host);
-		return EXIT_FAILURE;
+		goto fail;
 	}
-	if (b && bringup_start(b, host, msg, sizeof(msg)) < 0) {
-		report(report_fd, msg);
-		host_stop(host);
-		if (o->pid_file)
-			unlink(o->pid_file);
-		return EXIT_FAILURE;
-	}
+	done = SET_UP_PID_FILE;
+	if (b && (ret = bringup_start(b, host, msg, sizeof(msg))) < 0)
+		goto fail;
+	done = SET_UP_BRINGUP;
 	drop.file_access = b != NULL;
 	drop.save_config = b && bringup_saves_config(b);
 	drop.root_hooks = b && bringup_root_at_stop(b);
-	if (drop_privileges(o, host, &drop, msg, sizeof(msg)) < 0) {
-		report(report_fd, msg);
-		if (b)
-			bringup_stop(b);
-		host_stop(host);
-		if (o->pid_file)
-			unlink(o->pid_file);
-		return EXIT_FAILURE;
-	}
+	ret = drop_privileges(o, host, &drop, msg, sizeof(msg));
+	if (ret < 0)
+		goto fail;
 	log_info("serving %s on control socket %s", o->ifname, control_path(control));
 	report(report_fd, NULL);
 	notify_state("READY=1");
@@ -378,10 +363,14 @@ static int serve(const struct options *o, struct host *host, struct tun *tun,
 		detach_stdio();
 	ret = host_run(host);
 	notify_state("STOPPING=1");
-	if (b)
+	goto stop;
+fail:
+	report(report_fd, msg);
+stop:
+	if (b && done == SET_UP_BRINGUP)
 		bringup_stop(b);
 	host_stop(host);
-	if (o->pid_file) {
+	if (o->pid_file && done >= SET_UP_PID_FILE) {
 		privdrop_file_begin();
 		unlink(o->pid_file);
 		privdrop_file_end();
@@ -395,7 +384,7 @@ static int start(const struct options *o, struct bringup *b)
 	struct control *control = NULL;
 	struct host *host;
 	struct tun tun;
-	int ret, pipefd[2];
+	int ret, pipefd[2], wait_fd = -1;
 	pid_t pid;
 
 	ret = tun_open(&tun, o->ifname);
@@ -406,15 +395,12 @@ static int start(const struct options *o, struct bringup *b)
 	host = host_create(tun.name);
 	if (!host) {
 		log_error("out of memory or random bytes");
-		tun_close(&tun);
-		return EXIT_FAILURE;
+		goto close_tun;
 	}
 	ret = control_open(&control, tun.name, NULL, host_control_ops(), host);
 	if (ret < 0) {
 		log_error("cannot open the control socket for %s: %s", tun.name, strerror(-ret));
-		host_destroy(host);
-		tun_close(&tun);
-		return EXIT_FAILURE;
+		goto destroy;
 	}
 	if (o->foreground)
 		return serve(o, host, &tun, control, b, -1);
@@ -422,16 +408,14 @@ static int start(const struct options *o, struct bringup *b)
 	if (pipe2(pipefd, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
 		log_error("cannot fork: %s", strerror(errno));
 		control_close(control);
-		host_destroy(host);
-		tun_close(&tun);
-		return EXIT_FAILURE;
+		goto destroy;
 	}
 	if (pid > 0) {
+		/* The launcher lets go of everything before it waits. */
 		close(pipefd[1]);
 		control_release(control);
-		host_destroy(host);
-		tun_close(&tun);
-		return launcher_wait(pipefd[0]);
+		wait_fd = pipefd[0];
+		goto destroy;
 	}
 	close(pipefd[0]);
 	setsid();
@@ -440,6 +424,11 @@ static int start(const struct options *o, struct bringup *b)
 	ret = serve(o, host, &tun, control, b, pipefd[1]);
 	log_clear();
 	return ret;
+destroy:
+	host_destroy(host);
+close_tun:
+	tun_close(&tun);
+	return wait_fd >= 0 ? launcher_wait(wait_fd) : EXIT_FAILURE;
 }
 
 int main(int argc, char **argv)
