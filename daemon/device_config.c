@@ -11,6 +11,7 @@
 
 #include "crypto/util.h"
 #include "crypto/x25519.h"
+#include "daemon/clock.h"
 #include "daemon/device_config.h"
 #include "daemon/log.h"
 #include "daemon/send.h"
@@ -244,6 +245,7 @@ static int config_get_allowedip(void *ctx, int ip_version, const uint8_t *addr, 
 static int config_get_peer(struct peer *p, struct config_device *out)
 {
 	struct config_peer *cp = config_device_add_peer(out, p->remote.public_key);
+	uint32_t nsec;
 
 	if (!cp)
 		return -ENOMEM;
@@ -257,8 +259,8 @@ static int config_get_peer(struct peer *p, struct config_device *out)
 		cp->flags |= CONFIG_PEER_HAS_ENDPOINT;
 	}
 	cp->persistent_keepalive = p->timers.persistent_interval;
-	cp->last_handshake_sec = (int64_t)(p->last_handshake_ns / 1000000000ull);
-	cp->last_handshake_nsec = (int64_t)(p->last_handshake_ns % 1000000000ull);
+	cp->last_handshake_sec = (int64_t)clock_ns_to_sec(p->last_handshake_ns, &nsec);
+	cp->last_handshake_nsec = nsec;
 	cp->rx_bytes = p->rx_bytes;
 	cp->tx_bytes = p->tx_bytes;
 	return allowedips_walk_owner(&p->allowedips, config_get_allowedip, cp);

@@ -381,12 +381,12 @@ struct loop *host_loop(struct host *h)
 
 int host_config_apply(struct host *h, const struct config_device *cfg)
 {
-	return host_config_set(h, cfg);
+	return host_ops.set(h, cfg);
 }
 
 int host_config_read(struct host *h, struct config_device *out)
 {
-	return host_config_get(h, out);
+	return host_ops.get(h, out);
 }
 
 int host_ifindex(const struct host *h)

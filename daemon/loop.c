@@ -102,17 +102,26 @@ static void loop_check_resume(struct loop *l)
 		l->on_resume(l, boot, slept);
 }
 
-/* Milliseconds until the deadline, rounded up; -1 when there is none. */
+/*
+ * Milliseconds until the deadline, rounded up; -1 when there is none.
+ * Through seconds, as the clock conversion is (daemon/clock.h): the
+ * milliseconds of ns + 999999 are its seconds * 1000 plus those of the
+ * nanoseconds left.
+ */
 static int loop_timeout_ms(const struct loop *l, uint64_t now)
 {
-	uint64_t ms;
+	uint64_t sec;
+	uint32_t nsec;
 
 	if (l->deadline == UINT64_MAX)
 		return -1;
 	if (l->deadline <= now)
 		return 0;
-	ms = (l->deadline - now + 999999) / 1000000;
-	return ms > INT_MAX ? INT_MAX : (int)ms;
+	sec = clock_ns_to_sec(l->deadline - now + 999999, &nsec);
+	if (sec > INT_MAX / 1000)
+		return INT_MAX;
+	sec = sec * 1000 + nsec / 1000000;
+	return sec > INT_MAX ? INT_MAX : (int)sec;
 }
 
 static void loop_run_deadline(struct loop *l)
