@@ -124,6 +124,13 @@ static void client_fail(struct control_client *cl, int err, const char *why)
 	cl->closing = true;
 }
 
+/* The device's answer as an errno: positive is a contract violation,
+ * never sent as errno=0. */
+static int ops_result(int ret)
+{
+	return ret > 0 ? -EIO : ret;
+}
+
 static void client_do_get(struct control_client *cl)
 {
 	struct control *ctl = cl->ctl;
@@ -131,9 +138,7 @@ static void client_do_get(struct control_client *cl)
 	int ret;
 
 	config_device_init(&snap);
-	ret = ctl->ops->get(ctl->ctx, &snap);
-	if (ret > 0)
-		ret = -EIO;	/* a contract violation, never errno=0 */
+	ret = ops_result(ctl->ops->get(ctl->ctx, &snap));
 	if (ret == 0)
 		ret = uapi_print_get(&cl->out, &snap);
 	if (ret < 0) {
@@ -149,9 +154,7 @@ static void client_do_set(struct control_client *cl)
 	int ret = uapi_parse_set_finish(&cl->parser);
 
 	if (ret == 0) {
-		ret = ctl->ops->set(ctl->ctx, &cl->cfg);
-		if (ret > 0)
-			ret = -EIO;
+		ret = ops_result(ctl->ops->set(ctl->ctx, &cl->cfg));
 		if (ret < 0)
 			log_error("control socket: set failed: %s", strerror(-ret));
 	} else if (cl->parser.err_line) {
@@ -485,7 +488,7 @@ static void control_inotify_cb(struct loop_fd *h, uint32_t revents)
 
 static bool ifname_valid(const char *ifname)
 {
-	size_t n = strnlen(ifname, CONTROL_IFNAME_MAX + 1);
+	size_t n = strlen(ifname);
 
 	return n > 0 && n <= CONTROL_IFNAME_MAX && !strchr(ifname, '/') &&
 	       strcmp(ifname, ".") != 0 && strcmp(ifname, "..") != 0;

@@ -43,6 +43,13 @@ struct host {
 	struct device *dev;
 };
 
+/* The link went away: nothing left to serve. */
+static void host_link_deleted(struct host *h)
+{
+	log_info("interface %s was deleted; exiting", h->tun.name);
+	loop_stop(&h->loop);
+}
+
 static void host_fail(struct host *h, const char *why)
 {
 	log_error("%s; exiting", why);
@@ -256,8 +263,7 @@ static int host_netlink_resync(struct host *h, struct netlink_event *ev)
 	log_info("netlink events were lost; reading the state of %s", h->tun.name);
 	ret = netlink_get_link(&h->nl, &now);
 	if (ret == -ENODEV) {
-		log_info("interface %s was deleted; exiting", h->tun.name);
-		loop_stop(&h->loop);
+		host_link_deleted(h);
 		return ret;
 	}
 	if (ret < 0) {
@@ -288,8 +294,7 @@ static void host_on_netlink(struct loop_fd *fd, uint32_t revents)
 	if (ev.lost && host_netlink_resync(h, &ev) < 0)
 		return;
 	if (ev.deleted) {
-		log_info("interface %s was deleted; exiting", h->tun.name);
-		loop_stop(&h->loop);
+		host_link_deleted(h);
 		return;
 	}
 	if (ev.mtu && ev.mtu != h->dev->mtu) {

@@ -24,14 +24,12 @@ static struct {
 
 int log_parse_level(const char *name)
 {
-	if (!strcmp(name, "silent"))
-		return LOG_LEVEL_SILENT;
-	if (!strcmp(name, "error"))
-		return LOG_LEVEL_ERROR;
-	if (!strcmp(name, "verbose") || !strcmp(name, "info"))
-		return LOG_LEVEL_VERBOSE;
-	if (!strcmp(name, "debug"))
-		return LOG_LEVEL_DEBUG;
+	/* Indexed by level, "info" last as the other name of verbose. */
+	static const char names[][8] = { "silent", "error", "verbose", "debug", "info" };
+
+	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
+		if (!strcmp(name, names[i]))
+			return i == 4 ? LOG_LEVEL_VERBOSE : i;
 	return -1;
 }
 

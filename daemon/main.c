@@ -225,7 +225,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			usage(stdout, argv[0]);
 			return 1;
 		case 'v':
-			printf("wgd %s\n", WGD_VERSION);
+			fputs("wgd " WGD_VERSION "\n", stdout);
 			return 1;
 		default:
 			usage(stderr, argv[0]);

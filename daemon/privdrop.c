@@ -58,12 +58,19 @@ static struct {
 	capmask file;		/* raised by privdrop_file_begin() */
 } pd;
 
-static int caps_set(capmask effective, capmask permitted)
+/* capget(2) or capset(2) of this thread with the two words of each set. */
+static int caps_call(long nr, struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3])
 {
 	struct __user_cap_header_struct hdr = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
 		.pid = 0,
 	};
+
+	return syscall(nr, &hdr, data) < 0 ? -errno : 0;
+}
+
+static int caps_set(capmask effective, capmask permitted)
+{
 	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
 
 	memset(data, 0, sizeof(data));
@@ -71,7 +78,7 @@ static int caps_set(capmask effective, capmask permitted)
 		data[i].effective = (uint32_t)(effective >> (32 * i));
 		data[i].permitted = (uint32_t)(permitted >> (32 * i));
 	}
-	return syscall(SYS_capset, &hdr, data) < 0 ? -errno : 0;
+	return caps_call(SYS_capset, data);
 }
 
 static const struct {
@@ -144,14 +151,10 @@ static capmask run_dir_caps(uid_t uid, gid_t gid)
 /* The permitted set now (0 if it cannot be read). */
 static capmask caps_permitted(void)
 {
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-		.pid = 0,
-	};
 	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
 	capmask m = 0;
 
-	if (syscall(SYS_capget, &hdr, data) < 0)
+	if (caps_call(SYS_capget, data) < 0)
 		return 0;
 	for (unsigned int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
 		m |= (capmask)data[i].permitted << (32 * i);

@@ -146,42 +146,35 @@ static int udp_bound_port(int fd)
  */
 static int udp_try_open(struct udp *u, uint16_t port, uint32_t fwmark)
 {
-	int fd4, fd6, p;
+	int fd[UDP_NFAMILIES] = { -1, -1 }, f, r, ret = -EAFNOSUPPORT;
 
-	fd4 = udp_bind_one(AF_INET, port, fwmark);
-	if (fd4 < 0 && fd4 != -EAFNOSUPPORT)
-		return fd4;
-	if (fd4 >= 0) {
-		p = udp_bound_port(fd4);
-		if (p < 0) {
-			close(fd4);
-			return p;
-		}
-		port = (uint16_t)p;
+	for (f = 0; f < UDP_NFAMILIES; f++) {
+		r = udp_bind_one(f == UDP_V4 ? AF_INET : AF_INET6, port, fwmark);
+		if (r == -EAFNOSUPPORT)
+			continue;
+		if (r < 0)
+			goto fail;
+		fd[f] = r;
+		r = udp_bound_port(r);
+		if (r < 0)
+			goto fail;
+		port = (uint16_t)r;	/* the port the next family follows */
+		ret = 0;
 	}
-	fd6 = udp_bind_one(AF_INET6, port, fwmark);
-	if (fd6 < 0 && fd6 != -EAFNOSUPPORT) {
-		if (fd4 >= 0)
-			close(fd4);
-		return fd6;
-	}
-	if (fd4 < 0 && fd6 < 0)
-		return -EAFNOSUPPORT;
-	if (fd4 < 0) {
-		p = udp_bound_port(fd6);
-		if (p < 0) {
-			close(fd6);
-			return p;
-		}
-		port = (uint16_t)p;
-	}
-	u->fd[UDP_V4] = fd4 >= 0 ? fd4 : -1;
-	u->fd[UDP_V6] = fd6 >= 0 ? fd6 : -1;
+	if (ret < 0)
+		return ret;
+	u->fd[UDP_V4] = fd[UDP_V4];
+	u->fd[UDP_V6] = fd[UDP_V6];
 	u->port = port;
 	u->fwmark = fwmark;
-	u->gso = udp_probe_gso(fd4 >= 0 ? fd4 : fd6);
-	u->gro = udp_enable_gro(fd4, fd6);
+	u->gso = udp_probe_gso(fd[UDP_V4] >= 0 ? fd[UDP_V4] : fd[UDP_V6]);
+	u->gro = udp_enable_gro(fd[UDP_V4], fd[UDP_V6]);
 	return 0;
+fail:
+	for (f = 0; f < UDP_NFAMILIES; f++)
+		if (fd[f] >= 0)
+			close(fd[f]);
+	return r;
 }
 
 int udp_open(struct udp *u, uint16_t port, uint32_t fwmark)
