@@ -518,14 +518,19 @@ static int make_dir(const char *dir)
 	return 0;
 }
 
-static int make_addr(struct sockaddr_un *sun, const char *path)
+/* *sun for path, and a non-blocking stream socket to bind or connect with
+ * it; the descriptor or -errno. */
+static int unix_socket(struct sockaddr_un *sun, const char *path)
 {
+	int fd;
+
 	memset(sun, 0, sizeof(*sun));
 	sun->sun_family = AF_UNIX;
 	if (strlen(path) >= sizeof(sun->sun_path))
 		return -ENAMETOOLONG;
 	strcpy(sun->sun_path, path);
-	return 0;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	return fd < 0 ? -errno : fd;
 }
 
 /*
@@ -543,12 +548,9 @@ static int clear_stale(const char *path)
 		return errno == ENOENT ? 0 : -errno;
 	if (!S_ISSOCK(st.st_mode))
 		return -EEXIST;
-	ret = make_addr(&sun, path);
-	if (ret < 0)
-		return ret;
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	fd = unix_socket(&sun, path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	ret = connect(fd, (struct sockaddr *)&sun, sizeof(sun));
 	if (ret == 0 || errno == EAGAIN || errno == EINPROGRESS)
 		ret = -EADDRINUSE;	/* alive (EAGAIN: alive, backlog full) */
@@ -569,12 +571,10 @@ static int control_bind(struct control *ctl)
 	mode_t old_mask;
 	int ret;
 
-	ret = make_addr(&sun, ctl->path);
+	ret = unix_socket(&sun, ctl->path);
 	if (ret < 0)
 		return ret;
-	ctl->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (ctl->listen_fd < 0)
-		return -errno;
+	ctl->listen_fd = ret;
 	/* The socket file gets 0600 from the umask at bind() (the socket
 	 * inode starts at 0777): there is no window in which another user
 	 * could connect, as there would be with a chmod() after bind(). */
