@@ -96,6 +96,8 @@ static void blake2s_count(struct blake2s_state *state, uint32_t inc)
 
 void blake2s_init_key(struct blake2s_state *state, size_t outlen, const uint8_t *key, size_t keylen)
 {
+	size_t i;
+
 	/*
 	 * Out-of-range sizes are a caller's bug that would write past the
 	 * 32-byte output or corrupt the parameter block: stop rather than
@@ -110,7 +112,8 @@ void blake2s_init_key(struct blake2s_state *state, size_t outlen, const uint8_t 
 	 * length, fanout 1, depth 1; the other words are zero.
 	 */
 	memset(state, 0, sizeof(*state));
-	memcpy(state->h, blake2s_iv, sizeof(state->h));
+	for (i = 0; i < 8; i++)
+		state->h[i] = blake2s_iv[i];
 	state->h[0] ^= 0x01010000u ^ ((uint32_t)keylen << 8) ^ (uint32_t)outlen;
 	state->outlen = outlen;
 	/* A key is the first data block, zero padded (RFC 7693 §3.3). */
@@ -166,24 +169,27 @@ void blake2s_final(struct blake2s_state *state, uint8_t *out)
 	crypto_wipe(state, sizeof(*state));
 }
 
-void blake2s(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen, const uint8_t *key, size_t keylen)
+/* The one-shot hashes: keyed BLAKE2s of a || b (b may be empty). */
+static void blake2s_oneshot(uint8_t *out, size_t outlen, const uint8_t *key, size_t keylen, const uint8_t *a,
+			    size_t alen, const uint8_t *b, size_t blen)
 {
 	struct blake2s_state state;
 
 	blake2s_init_key(&state, outlen, key, keylen);
-	blake2s_update(&state, in, inlen);
+	blake2s_update(&state, a, alen);
+	blake2s_update(&state, b, blen);
 	blake2s_final(&state, out);
+}
+
+void blake2s(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen, const uint8_t *key, size_t keylen)
+{
+	blake2s_oneshot(out, outlen, key, keylen, in, inlen, NULL, 0);
 }
 
 void blake2s_concat(uint8_t *out, size_t outlen, const uint8_t *a, size_t alen, const uint8_t *b,
 		    size_t blen)
 {
-	struct blake2s_state state;
-
-	blake2s_init(&state, outlen);
-	blake2s_update(&state, a, alen);
-	blake2s_update(&state, b, blen);
-	blake2s_final(&state, out);
+	blake2s_oneshot(out, outlen, NULL, 0, a, alen, b, blen);
 }
 
 /*
