@@ -502,8 +502,8 @@ static void begin_session(struct noise_remote *r, const uint8_t chain[NOISE_HASH
 
 void noise_tai64n(uint8_t out[NOISE_TIMESTAMP_LEN], uint64_t unix_ns)
 {
-	uint64_t sec = unix_ns / WG_NSEC_PER_SEC;
-	uint32_t nsec = (uint32_t)(unix_ns % WG_NSEC_PER_SEC);
+	uint32_t nsec;
+	uint64_t sec = wg_ns_to_sec(unix_ns, &nsec);
 
 	/* TAI64 label 2^62 + 10 (TAI - UTC offset of 1972, as everyone uses) */
 	be64_store(out, 0x400000000000000aULL + sec);

@@ -10,10 +10,18 @@
 #include "daemon/core/timers.h"
 
 #define JITTER_RANGE (REKEY_TIMEOUT_JITTER_MAX_MS * WG_NSEC_PER_MSEC)
+/* JITTER_RANGE = 2^7 * JITTER_ODD, JITTER_ODD < 2^22 (wg_divmod_small()) */
+#define JITTER_ODD 2609375u
+_Static_assert((uint64_t)JITTER_ODD << 7 == JITTER_RANGE && JITTER_ODD < (1u << 22),
+	       "JITTER_RANGE splits as 2^7 * JITTER_ODD");
 
+/* jitter % JITTER_RANGE: the 2^7 part by masking, the rest by wg_divmod_small() */
 static uint64_t jitter_ns(uint64_t jitter)
 {
-	return jitter % JITTER_RANGE;
+	uint32_t r;
+
+	wg_divmod_small(jitter >> 7, JITTER_ODD, &r);
+	return (uint64_t)r << 7 | (jitter & 127);
 }
 
 static void disarm_all(struct timers *t)
