@@ -26,11 +26,10 @@ static uint64_t jitter_ns(uint64_t jitter)
 
 static void disarm_all(struct timers *t)
 {
-	t->retransmit_at = TIMERS_NEVER;
-	t->keepalive_at = TIMERS_NEVER;
-	t->new_handshake_at = TIMERS_NEVER;
-	t->zero_keys_at = TIMERS_NEVER;
-	t->persistent_at = TIMERS_NEVER;
+	int i;
+
+	for (i = 0; i < TIMERS_DEADLINES; i++)
+		t->deadlines[i] = TIMERS_NEVER;
 }
 
 void timers_init(struct timers *t)
@@ -214,16 +213,12 @@ static unsigned int expire_new_handshake(struct timers *t, uint64_t now)
 
 uint64_t timers_next_deadline(const struct timers *t)
 {
-	uint64_t next = t->retransmit_at;
+	uint64_t next = TIMERS_NEVER;
+	int i;
 
-	if (t->keepalive_at < next)
-		next = t->keepalive_at;
-	if (t->new_handshake_at < next)
-		next = t->new_handshake_at;
-	if (t->zero_keys_at < next)
-		next = t->zero_keys_at;
-	if (t->persistent_at < next)
-		next = t->persistent_at;
+	for (i = 0; i < TIMERS_DEADLINES; i++)
+		if (t->deadlines[i] < next)
+			next = t->deadlines[i];
 	return next;
 }
 
