@@ -6,6 +6,7 @@
 #include "crypto/blake2s.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "crypto/bytes.h"
 #include "crypto/util.h"
@@ -30,49 +31,60 @@ static const uint8_t blake2s_sigma[10][16] = {
 	{ 10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0 },
 };
 
-/* The mixing function G of RFC 7693 §3.1 with BLAKE2s's rotations (§2.1). */
-#define BLAKE2S_G(a, b, c, d, x, y)				\
-	do {							\
-		a += b + (x); d = ror32(d ^ a, 16);		\
-		c += d; b = ror32(b ^ c, 12);			\
-		a += b + (y); d = ror32(d ^ a, 8);		\
-		c += d; b = ror32(b ^ c, 7);			\
-	} while (0)
+/*
+ * The state words each of the eight G calls of a round mixes (RFC 7693
+ * §3.2): the four columns of the 4x4 state, then its four diagonals.
+ */
+static const uint8_t blake2s_lanes[8][4] = {
+	{ 0, 4, 8, 12 }, { 1, 5, 9, 13 }, { 2, 6, 10, 14 }, { 3, 7, 11, 15 },
+	{ 0, 5, 10, 15 }, { 1, 6, 11, 12 }, { 2, 7, 8, 13 }, { 3, 4, 9, 14 },
+};
 
-/* F of RFC 7693 §3.2 on one 64-byte block; the caller has already counted it in t. */
+/*
+ * F of RFC 7693 §3.2 on one 64-byte block; the caller has already counted it
+ * in t.  The rounds are looped, as in the RFC's pseudocode, with one G
+ * (§3.1, with BLAKE2s's rotations of §2.1) for all eight calls: BLAKE2s
+ * runs in handshakes, cookies and the peer table's hash, never per data
+ * packet, and the unrolled form cost twice the code for half the time.
+ */
 static void blake2s_compress(struct blake2s_state *state, const uint8_t block[BLAKE2S_BLOCK_SIZE])
 {
-	uint32_t m[16];
-	uint32_t v0 = state->h[0], v1 = state->h[1], v2 = state->h[2], v3 = state->h[3];
-	uint32_t v4 = state->h[4], v5 = state->h[5], v6 = state->h[6], v7 = state->h[7];
-	uint32_t v8 = blake2s_iv[0], v9 = blake2s_iv[1], v10 = blake2s_iv[2], v11 = blake2s_iv[3];
-	uint32_t v12 = blake2s_iv[4] ^ state->t[0], v13 = blake2s_iv[5] ^ state->t[1];
-	uint32_t v14 = blake2s_iv[6] ^ state->f[0], v15 = blake2s_iv[7] ^ state->f[1];
-	int i;
+	uint32_t m[16], v[16];
+	int i, r;
 
+	for (i = 0; i < 8; i++) {
+		v[i] = state->h[i];
+		v[i + 8] = blake2s_iv[i];
+	}
+	v[12] ^= state->t[0];
+	v[13] ^= state->t[1];
+	v[14] ^= state->f[0];
+	v[15] ^= state->f[1];
 	for (i = 0; i < 16; i++)
 		m[i] = le32_load(block + 4 * i);
-	for (i = 0; i < 10; i++) {
-		const uint8_t *s = blake2s_sigma[i];
+	for (r = 0; r < 10; r++) {
+		for (i = 0; i < 8; i++) {
+			const uint8_t *l = blake2s_lanes[i];
+			uint32_t a = v[l[0]], b = v[l[1]], c = v[l[2]], d = v[l[3]];
 
-		BLAKE2S_G(v0, v4, v8, v12, m[s[0]], m[s[1]]);
-		BLAKE2S_G(v1, v5, v9, v13, m[s[2]], m[s[3]]);
-		BLAKE2S_G(v2, v6, v10, v14, m[s[4]], m[s[5]]);
-		BLAKE2S_G(v3, v7, v11, v15, m[s[6]], m[s[7]]);
-		BLAKE2S_G(v0, v5, v10, v15, m[s[8]], m[s[9]]);
-		BLAKE2S_G(v1, v6, v11, v12, m[s[10]], m[s[11]]);
-		BLAKE2S_G(v2, v7, v8, v13, m[s[12]], m[s[13]]);
-		BLAKE2S_G(v3, v4, v9, v14, m[s[14]], m[s[15]]);
+			a += b + m[blake2s_sigma[r][2 * i]];
+			d = ror32(d ^ a, 16);
+			c += d;
+			b = ror32(b ^ c, 12);
+			a += b + m[blake2s_sigma[r][2 * i + 1]];
+			d = ror32(d ^ a, 8);
+			c += d;
+			b = ror32(b ^ c, 7);
+			v[l[0]] = a;
+			v[l[1]] = b;
+			v[l[2]] = c;
+			v[l[3]] = d;
+		}
 	}
-	state->h[0] ^= v0 ^ v8;
-	state->h[1] ^= v1 ^ v9;
-	state->h[2] ^= v2 ^ v10;
-	state->h[3] ^= v3 ^ v11;
-	state->h[4] ^= v4 ^ v12;
-	state->h[5] ^= v5 ^ v13;
-	state->h[6] ^= v6 ^ v14;
-	state->h[7] ^= v7 ^ v15;
+	for (i = 0; i < 8; i++)
+		state->h[i] ^= v[i] ^ v[i + 8];
 	crypto_wipe(m, sizeof(m));
+	crypto_wipe(v, sizeof(v));
 }
 
 /* t is a 64-bit byte counter kept as two words (RFC 7693 §3.2) */
@@ -99,21 +111,14 @@ void blake2s_init_key(struct blake2s_state *state, size_t outlen, const uint8_t 
 	 * Parameter block word 0 (RFC 7693 §2.5): digest length, key
 	 * length, fanout 1, depth 1; the other words are zero.
 	 */
+	memset(state, 0, sizeof(*state));
 	for (i = 0; i < 8; i++)
 		state->h[i] = blake2s_iv[i];
 	state->h[0] ^= 0x01010000u ^ ((uint32_t)keylen << 8) ^ (uint32_t)outlen;
-	state->t[0] = 0;
-	state->t[1] = 0;
-	state->f[0] = 0;
-	state->f[1] = 0;
 	state->outlen = outlen;
-	state->buflen = 0;
-	for (i = 0; i < BLAKE2S_BLOCK_SIZE; i++)
-		state->buf[i] = 0;
 	/* A key is the first data block, zero padded (RFC 7693 §3.3). */
 	if (keylen > 0) {
-		for (i = 0; i < keylen; i++)
-			state->buf[i] = key[i];
+		memcpy(state->buf, key, keylen);
 		state->buflen = BLAKE2S_BLOCK_SIZE;
 	}
 }
@@ -126,134 +131,116 @@ void blake2s_init(struct blake2s_state *state, size_t outlen)
 /*
  * A full buffer is compressed only once more input arrives: the last block
  * of the message, even a full one, must wait for blake2s_final() to be
- * compressed with the final flag.
+ * compressed with the final flag.  Every block passes through buf; the
+ * inputs here are a few blocks at most.
  */
 void blake2s_update(struct blake2s_state *state, const uint8_t *in, size_t inlen)
 {
-	size_t fill = BLAKE2S_BLOCK_SIZE - state->buflen;
+	size_t n;
 
-	if (inlen == 0)
-		return;
-	if (inlen > fill) {
-		while (state->buflen < BLAKE2S_BLOCK_SIZE)
-			state->buf[state->buflen++] = *in++;
-		inlen -= fill;
-		blake2s_count(state, BLAKE2S_BLOCK_SIZE);
-		blake2s_compress(state, state->buf);
-		state->buflen = 0;
-		while (inlen > BLAKE2S_BLOCK_SIZE) {
-			blake2s_count(state, BLAKE2S_BLOCK_SIZE);
-			blake2s_compress(state, in);
-			in += BLAKE2S_BLOCK_SIZE;
-			inlen -= BLAKE2S_BLOCK_SIZE;
-		}
-	}
-	/* 1..64 bytes remain, and they fit */
 	while (inlen > 0) {
-		state->buf[state->buflen++] = *in++;
-		inlen--;
+		if (state->buflen == BLAKE2S_BLOCK_SIZE) {
+			blake2s_count(state, BLAKE2S_BLOCK_SIZE);
+			blake2s_compress(state, state->buf);
+			state->buflen = 0;
+		}
+		n = BLAKE2S_BLOCK_SIZE - state->buflen;
+		if (n > inlen)
+			n = inlen;
+		memcpy(state->buf + state->buflen, in, n);
+		state->buflen += n;
+		in += n;
+		inlen -= n;
 	}
 }
 
 void blake2s_final(struct blake2s_state *state, uint8_t *out)
 {
-	uint8_t full[BLAKE2S_HASH_SIZE];
 	size_t i;
 
 	blake2s_count(state, (uint32_t)state->buflen);
 	state->f[0] = 0xffffffffu;	/* last block (RFC 7693 §3.2) */
-	for (i = state->buflen; i < BLAKE2S_BLOCK_SIZE; i++)
-		state->buf[i] = 0;
+	memset(state->buf + state->buflen, 0, BLAKE2S_BLOCK_SIZE - state->buflen);
 	blake2s_compress(state, state->buf);
+	/* the digest goes through buf, which is wiped with the rest */
 	for (i = 0; i < 8; i++)
-		le32_store(full + 4 * i, state->h[i]);
-	for (i = 0; i < state->outlen; i++)
-		out[i] = full[i];
-	crypto_wipe(full, sizeof(full));
+		le32_store(state->buf + 4 * i, state->h[i]);
+	memcpy(out, state->buf, state->outlen);
 	crypto_wipe(state, sizeof(*state));
 }
 
-void blake2s(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen, const uint8_t *key, size_t keylen)
+/* The one-shot hashes: keyed BLAKE2s of a || b (b may be empty). */
+static void blake2s_oneshot(uint8_t *out, size_t outlen, const uint8_t *key, size_t keylen, const uint8_t *a,
+			    size_t alen, const uint8_t *b, size_t blen)
 {
 	struct blake2s_state state;
 
 	blake2s_init_key(&state, outlen, key, keylen);
-	blake2s_update(&state, in, inlen);
+	blake2s_update(&state, a, alen);
+	blake2s_update(&state, b, blen);
 	blake2s_final(&state, out);
+}
+
+void blake2s(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen, const uint8_t *key, size_t keylen)
+{
+	blake2s_oneshot(out, outlen, key, keylen, in, inlen, NULL, 0);
+}
+
+void blake2s_concat(uint8_t *out, size_t outlen, const uint8_t *a, size_t alen, const uint8_t *b,
+		    size_t blen)
+{
+	blake2s_oneshot(out, outlen, NULL, 0, a, alen, b, blen);
 }
 
 /*
  * HMAC (RFC 2104) over BLAKE2s: H((K ^ opad) || H((K ^ ipad) || text)), K
- * zero padded to the 64-byte block, a longer key hashed first.
+ * zero padded to the 64-byte block, a longer key hashed first.  out may
+ * alias in: the text is read before out is written.
  */
 void blake2s_hmac(uint8_t out[BLAKE2S_HASH_SIZE], const uint8_t *in, size_t inlen,
 		  const uint8_t *key, size_t keylen)
 {
-	struct blake2s_state state;
 	uint8_t k[BLAKE2S_BLOCK_SIZE];
-	uint8_t pad[BLAKE2S_BLOCK_SIZE];
 	uint8_t inner[BLAKE2S_HASH_SIZE];
 	size_t i;
 
-	for (i = 0; i < BLAKE2S_BLOCK_SIZE; i++)
-		k[i] = 0;
-	if (keylen > BLAKE2S_BLOCK_SIZE) {
+	memset(k, 0, sizeof(k));
+	if (keylen > BLAKE2S_BLOCK_SIZE)
 		blake2s(k, BLAKE2S_HASH_SIZE, key, keylen, NULL, 0);
-	} else {
-		for (i = 0; i < keylen; i++)
-			k[i] = key[i];
-	}
+	else if (keylen > 0)
+		memcpy(k, key, keylen);
 
 	for (i = 0; i < BLAKE2S_BLOCK_SIZE; i++)
-		pad[i] = k[i] ^ 0x36;
-	blake2s_init(&state, BLAKE2S_HASH_SIZE);
-	blake2s_update(&state, pad, BLAKE2S_BLOCK_SIZE);
-	blake2s_update(&state, in, inlen);
-	blake2s_final(&state, inner);
-
+		k[i] ^= 0x36;	/* ipad */
+	blake2s_concat(inner, BLAKE2S_HASH_SIZE, k, BLAKE2S_BLOCK_SIZE, in, inlen);
 	for (i = 0; i < BLAKE2S_BLOCK_SIZE; i++)
-		pad[i] = k[i] ^ 0x5c;
-	blake2s_init(&state, BLAKE2S_HASH_SIZE);
-	blake2s_update(&state, pad, BLAKE2S_BLOCK_SIZE);
-	blake2s_update(&state, inner, BLAKE2S_HASH_SIZE);
-	blake2s_final(&state, out);
+		k[i] ^= 0x36 ^ 0x5c;	/* from K ^ ipad to K ^ opad */
+	blake2s_concat(out, BLAKE2S_HASH_SIZE, k, BLAKE2S_BLOCK_SIZE, inner, BLAKE2S_HASH_SIZE);
 
 	crypto_wipe(k, sizeof(k));
-	crypto_wipe(pad, sizeof(pad));
 	crypto_wipe(inner, sizeof(inner));
 }
 
 /*
- * KDF1..3 of whitepaper §5.4 (HKDF with the chaining key as salt).  All
- * results go to locals first and are copied out at the end, so an output may
- * alias chaining_key or data.
+ * KDF1..3 of whitepaper §5.4 (HKDF with the chaining key as salt):
+ * t_i = HMAC(t0, t_(i-1) || i), t_0 empty.  chaining_key and data are read
+ * only for t0, before any output is written, so an output may alias either.
  */
 void blake2s_kdf(uint8_t *first, uint8_t *second, uint8_t *third, const uint8_t *data,
 		 size_t data_len, const uint8_t chaining_key[BLAKE2S_HASH_SIZE])
 {
+	uint8_t *const outs[3] = { first, second, third };
 	uint8_t t0[BLAKE2S_HASH_SIZE];
-	uint8_t t[3][BLAKE2S_HASH_SIZE + 1];	/* t[i] || the next counter byte */
-	const uint8_t one = 1;
-	size_t i;
+	uint8_t t[BLAKE2S_HASH_SIZE + 1];	/* t_i || the next counter byte */
+	size_t i, n = third ? 3 : second ? 2 : 1, len = 0;
 
 	blake2s_hmac(t0, data, data_len, chaining_key, BLAKE2S_HASH_SIZE);
-	blake2s_hmac(t[0], &one, 1, t0, BLAKE2S_HASH_SIZE);
-	if (second != NULL || third != NULL) {
-		t[0][BLAKE2S_HASH_SIZE] = 2;
-		blake2s_hmac(t[1], t[0], BLAKE2S_HASH_SIZE + 1, t0, BLAKE2S_HASH_SIZE);
-	}
-	if (third != NULL) {
-		t[1][BLAKE2S_HASH_SIZE] = 3;
-		blake2s_hmac(t[2], t[1], BLAKE2S_HASH_SIZE + 1, t0, BLAKE2S_HASH_SIZE);
-	}
-
-	for (i = 0; i < BLAKE2S_HASH_SIZE; i++) {
-		if (first != NULL)
-			first[i] = t[0][i];
-		if (second != NULL)
-			second[i] = t[1][i];
-		if (third != NULL)
-			third[i] = t[2][i];
+	for (i = 0; i < n; i++) {
+		t[len] = (uint8_t)(i + 1);
+		blake2s_hmac(t, t, len + 1, t0, BLAKE2S_HASH_SIZE);
+		len = BLAKE2S_HASH_SIZE;
+		if (outs[i])
+			memcpy(outs[i], t, BLAKE2S_HASH_SIZE);
 	}
 	crypto_wipe(t0, sizeof(t0));
 	crypto_wipe(t, sizeof(t));

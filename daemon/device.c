@@ -143,9 +143,10 @@ void device_forget_sources(struct device *d)
 void device_resume(struct device *d, uint64_t now, uint64_t slept_ns)
 {
 	struct peer *p;
+	uint32_t rem_ns;
 
 	log_info("the system was suspended for %llu s; every session is wiped",
-		 (unsigned long long)((slept_ns + 500000000ull) / 1000000000ull));
+		 (unsigned long long)wg_ns_to_sec(slept_ns + 500000000ull, &rem_ns));
 	for (p = d->peers; p; p = p->next) {
 		peer_wipe_sessions(p);
 		if (!d->up)

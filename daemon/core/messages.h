@@ -151,6 +151,15 @@ static inline bool wg_age_reached(uint64_t birth, uint64_t now, uint64_t limit_n
 	return now < birth || now - birth >= limit_ns;
 }
 
+/*
+ * n / d, and n % d in *rem, for a divisor d < 2^22, without a 64-bit
+ * division (daemon/core/messages.c).
+ */
+uint64_t wg_divmod_small(uint64_t n, uint32_t d, uint32_t *rem);
+
+/* Whole seconds of ns, and the nanoseconds left over in *rem_ns. */
+uint64_t wg_ns_to_sec(uint64_t ns, uint32_t *rem_ns);
+
 /* ---- edge checks (STYLE.md §5: check each datagram once, by length and type) ---- */
 
 /*

@@ -64,12 +64,7 @@ const char *noise_result_str(enum noise_result res)
 /* H = HASH(H || in) */
 static void mix_hash(uint8_t hash[NOISE_HASH_LEN], const uint8_t *in, size_t len)
 {
-	struct blake2s_state st;
-
-	blake2s_init(&st, NOISE_HASH_LEN);
-	blake2s_update(&st, hash, NOISE_HASH_LEN);
-	blake2s_update(&st, in, len);
-	blake2s_final(&st, hash);
+	blake2s_concat(hash, NOISE_HASH_LEN, hash, NOISE_HASH_LEN, in, len);
 }
 
 /* C = KDF1(C, in) or (C, key) = KDF2(C, in) when key is not NULL */
@@ -89,6 +84,21 @@ static bool mix_dh(uint8_t chain[NOISE_HASH_LEN], uint8_t *key, const uint8_t pr
 		mix_key(chain, key, dh, sizeof(dh));
 	crypto_wipe(dh, sizeof(dh));
 	return ok;
+}
+
+/*
+ * e, then es (message 1) or ee (message 2): C = KDF1(C, E.pub),
+ * H = HASH(H || E.pub), then DH(priv, pub) into C (and key).  The same
+ * steps on both sides, each with its own half of the DH; false on an
+ * all-zero DH.
+ */
+static bool mix_ephemeral_dh(uint8_t chain[NOISE_HASH_LEN], uint8_t hash[NOISE_HASH_LEN], uint8_t *key,
+			     const uint8_t e[NOISE_PUBLIC_KEY_LEN], const uint8_t priv[NOISE_PUBLIC_KEY_LEN],
+			     const uint8_t pub[NOISE_PUBLIC_KEY_LEN])
+{
+	mix_key(chain, NULL, e, NOISE_PUBLIC_KEY_LEN);
+	mix_hash(hash, e, NOISE_PUBLIC_KEY_LEN);
+	return mix_dh(chain, key, priv, pub);
 }
 
 /* (C, tau, key) = KDF3(C, Q); H = HASH(H || tau) */
@@ -264,8 +274,8 @@ bool noise_local_set_private(struct noise_local *l, const uint8_t *private_key)
 		return false;
 	}
 	/* The responder's H starts as HASH(H0 || our public key) (WP §5.4.2). */
-	memcpy(l->initial_hash, NOISE_HASH0, NOISE_HASH_LEN);
-	mix_hash(l->initial_hash, l->public_key, NOISE_PUBLIC_KEY_LEN);
+	blake2s_concat(l->initial_hash, NOISE_HASH_LEN, NOISE_HASH0, NOISE_HASH_LEN, l->public_key,
+		       NOISE_PUBLIC_KEY_LEN);
 	l->has_identity = true;
 	cookie_checker_set_key(&l->cookie, l->public_key);
 	return true;
@@ -443,9 +453,6 @@ static void begin_session(struct noise_remote *r, const uint8_t chain[NOISE_HASH
 {
 	struct noise_handshake *hs = &r->handshake;
 	struct noise_keypair *kp;
-	uint8_t t1[NOISE_SYMMETRIC_KEY_LEN], t2[NOISE_SYMMETRIC_KEY_LEN];
-
-	blake2s_kdf(t1, t2, NULL, chain, 0, chain);
 
 	if (initiator) {
 		/*
@@ -472,8 +479,10 @@ static void begin_session(struct noise_remote *r, const uint8_t chain[NOISE_HASH
 
 	kp = keypair_unused(r);
 	memset(kp, 0, sizeof(*kp));
-	memcpy(kp->send_key, initiator ? t1 : t2, NOISE_SYMMETRIC_KEY_LEN);
-	memcpy(kp->recv_key, initiator ? t2 : t1, NOISE_SYMMETRIC_KEY_LEN);
+	if (initiator)
+		blake2s_kdf(kp->send_key, kp->recv_key, NULL, chain, 0, chain);
+	else
+		blake2s_kdf(kp->recv_key, kp->send_key, NULL, chain, 0, chain);
 	replay_counter_init(&kp->replay);
 	kp->remote_index = hs->remote_index;
 	kp->birth = now;
@@ -486,9 +495,6 @@ static void begin_session(struct noise_remote *r, const uint8_t chain[NOISE_HASH
 		r->current = kp;
 	else
 		r->next = kp;
-
-	crypto_wipe(t1, sizeof(t1));
-	crypto_wipe(t2, sizeof(t2));
 	handshake_clear(r);
 }
 
@@ -496,20 +502,42 @@ static void begin_session(struct noise_remote *r, const uint8_t chain[NOISE_HASH
 
 void noise_tai64n(uint8_t out[NOISE_TIMESTAMP_LEN], uint64_t unix_ns)
 {
-	uint64_t sec = unix_ns / WG_NSEC_PER_SEC;
-	uint32_t nsec = (uint32_t)(unix_ns % WG_NSEC_PER_SEC);
+	uint32_t nsec;
+	uint64_t sec = wg_ns_to_sec(unix_ns, &nsec);
 
 	/* TAI64 label 2^62 + 10 (TAI - UTC offset of 1972, as everyone uses) */
 	be64_store(out, 0x400000000000000aULL + sec);
 	be32_store(out + 8, nsec & ~(uint32_t)((1u << 24) - 1));
 }
 
+/*
+ * The end of creating message 1 or 2: type, a fresh sender index (same
+ * offset in both), then mac1 and mac2 over the finished message.
+ */
+static enum noise_result handshake_seal_message(struct noise_remote *r, uint8_t *out, uint32_t type,
+						size_t len, uint64_t now)
+{
+	struct noise_handshake *hs = &r->handshake;
+	enum noise_result res = index_insert_random(r->local, &hs->index, r, NOISE_INDEX_HANDSHAKE);
+
+	if (res != NOISE_OK)
+		return res;
+	le32_store(out, type);
+	le32_store(out + MESSAGE_INITIATION_SENDER, hs->index.id);
+	cookie_maker_add_macs(&r->cookie, out, len, now);
+	return NOISE_OK;
+}
+
+/*
+ * The initiator builds C and H in place in its handshake, which any
+ * failure clears.
+ */
 enum noise_result noise_create_initiation(struct noise_remote *r, uint8_t out[MESSAGE_INITIATION_LEN],
 					  const uint8_t timestamp[NOISE_TIMESTAMP_LEN], uint64_t now)
 {
 	struct noise_local *l = r->local;
 	struct noise_handshake *hs = &r->handshake;
-	uint8_t chain[NOISE_HASH_LEN], hash[NOISE_HASH_LEN], key[NOISE_SYMMETRIC_KEY_LEN];
+	uint8_t key[NOISE_SYMMETRIC_KEY_LEN];
 	uint8_t *ephemeral = out + MESSAGE_INITIATION_EPHEMERAL;
 	enum noise_result res;
 
@@ -519,45 +547,33 @@ enum noise_result noise_create_initiation(struct noise_remote *r, uint8_t out[ME
 	if (!remote_static_static(r))
 		return NOISE_DROP_BAD_DH;
 	handshake_clear(r);
-	le32_store(out, MESSAGE_HANDSHAKE_INITIATION);
 
 	/* C = C0, H = HASH(H0 || S_r.pub) */
-	memcpy(chain, NOISE_CHAIN0, NOISE_HASH_LEN);
-	memcpy(hash, NOISE_HASH0, NOISE_HASH_LEN);
-	mix_hash(hash, r->public_key, NOISE_PUBLIC_KEY_LEN);
+	memcpy(hs->chaining_key, NOISE_CHAIN0, NOISE_HASH_LEN);
+	blake2s_concat(hs->hash, NOISE_HASH_LEN, NOISE_HASH0, NOISE_HASH_LEN, r->public_key,
+		       NOISE_PUBLIC_KEY_LEN);
 
-	/* e */
+	/* e, es */
 	res = NOISE_ERR_RANDOM;
 	if (!generate_ephemeral(l, hs->ephemeral_private, ephemeral))
 		goto out;
-	mix_key(chain, NULL, ephemeral, NOISE_PUBLIC_KEY_LEN);
-	mix_hash(hash, ephemeral, NOISE_PUBLIC_KEY_LEN);
-
-	/* es */
 	res = NOISE_DROP_BAD_DH;
-	if (!mix_dh(chain, key, hs->ephemeral_private, r->public_key))
+	if (!mix_ephemeral_dh(hs->chaining_key, hs->hash, key, ephemeral, hs->ephemeral_private, r->public_key))
 		goto out;
 
 	/* s */
-	encrypt_and_hash(out + MESSAGE_INITIATION_STATIC, l->public_key, NOISE_PUBLIC_KEY_LEN, key, hash);
+	encrypt_and_hash(out + MESSAGE_INITIATION_STATIC, l->public_key, NOISE_PUBLIC_KEY_LEN, key, hs->hash);
 
 	/* ss (precomputed DH(S_i.priv, S_r.pub)) */
-	mix_key(chain, key, r->static_static, NOISE_PUBLIC_KEY_LEN);
+	mix_key(hs->chaining_key, key, r->static_static, NOISE_PUBLIC_KEY_LEN);
 
 	/* {t} */
-	encrypt_and_hash(out + MESSAGE_INITIATION_TIMESTAMP, timestamp, NOISE_TIMESTAMP_LEN, key, hash);
+	encrypt_and_hash(out + MESSAGE_INITIATION_TIMESTAMP, timestamp, NOISE_TIMESTAMP_LEN, key, hs->hash);
 
-	res = index_insert_random(l, &hs->index, r, NOISE_INDEX_HANDSHAKE);
-	if (res != NOISE_OK)
-		goto out;
-	le32_store(out + MESSAGE_INITIATION_SENDER, hs->index.id);
-	memcpy(hs->chaining_key, chain, NOISE_HASH_LEN);
-	memcpy(hs->hash, hash, NOISE_HASH_LEN);
-	hs->state = NOISE_HANDSHAKE_CREATED_INITIATION;
-	cookie_maker_add_macs(&r->cookie, out, MESSAGE_INITIATION_LEN, now);
+	res = handshake_seal_message(r, out, MESSAGE_HANDSHAKE_INITIATION, MESSAGE_INITIATION_LEN, now);
+	if (res == NOISE_OK)
+		hs->state = NOISE_HANDSHAKE_CREATED_INITIATION;
 out:
-	crypto_wipe(chain, sizeof(chain));
-	crypto_wipe(hash, sizeof(hash));
 	crypto_wipe(key, sizeof(key));
 	if (res != NOISE_OK) {
 		handshake_clear(r);
@@ -582,8 +598,11 @@ static enum noise_result check_initiation_freshness(const struct noise_remote *r
 enum noise_result noise_consume_initiation(struct noise_local *l, const uint8_t msg[MESSAGE_INITIATION_LEN],
 					   uint64_t now, struct noise_remote **remote)
 {
-	uint8_t chain[NOISE_HASH_LEN], hash[NOISE_HASH_LEN], key[NOISE_SYMMETRIC_KEY_LEN];
-	uint8_t s[NOISE_PUBLIC_KEY_LEN], t[NOISE_TIMESTAMP_LEN];
+	/* the message's secrets, wiped as one */
+	struct {
+		uint8_t chain[NOISE_HASH_LEN], hash[NOISE_HASH_LEN], key[NOISE_SYMMETRIC_KEY_LEN];
+		uint8_t s[NOISE_PUBLIC_KEY_LEN], t[NOISE_TIMESTAMP_LEN];
+	} k;
 	const uint8_t *e = msg + MESSAGE_INITIATION_EPHEMERAL;
 	struct noise_remote *r = NULL;
 	struct noise_handshake *hs;
@@ -593,25 +612,21 @@ enum noise_result noise_consume_initiation(struct noise_local *l, const uint8_t 
 	if (!l->has_identity)
 		return NOISE_DROP_NO_IDENTITY;
 
-	memcpy(chain, NOISE_CHAIN0, NOISE_HASH_LEN);
-	memcpy(hash, l->initial_hash, NOISE_HASH_LEN);
+	memcpy(k.chain, NOISE_CHAIN0, NOISE_HASH_LEN);
+	memcpy(k.hash, l->initial_hash, NOISE_HASH_LEN);
 
-	/* e */
-	mix_key(chain, NULL, e, NOISE_PUBLIC_KEY_LEN);
-	mix_hash(hash, e, NOISE_PUBLIC_KEY_LEN);
-
-	/* es */
+	/* e, es */
 	res = NOISE_DROP_BAD_DH;
-	if (!mix_dh(chain, key, l->private_key, e))
+	if (!mix_ephemeral_dh(k.chain, k.hash, k.key, e, l->private_key, e))
 		goto out;
 
 	/* s */
 	res = NOISE_DROP_BAD_TAG;
-	if (!decrypt_and_hash(s, msg + MESSAGE_INITIATION_STATIC, NOISE_ENCRYPTED_LEN(NOISE_PUBLIC_KEY_LEN),
-			      key, hash))
+	if (!decrypt_and_hash(k.s, msg + MESSAGE_INITIATION_STATIC, NOISE_ENCRYPTED_LEN(NOISE_PUBLIC_KEY_LEN),
+			      k.key, k.hash))
 		goto out;
 	res = NOISE_DROP_UNKNOWN_PEER;
-	r = l->lookup ? l->lookup(l->lookup_ctx, s) : NULL;
+	r = l->lookup ? l->lookup(l->lookup_ctx, k.s) : NULL;
 	if (!r || r->local != l)
 		goto out;
 
@@ -619,14 +634,14 @@ enum noise_result noise_consume_initiation(struct noise_local *l, const uint8_t 
 	res = NOISE_DROP_BAD_DH;
 	if (!remote_static_static(r))
 		goto out;
-	mix_key(chain, key, r->static_static, NOISE_PUBLIC_KEY_LEN);
+	mix_key(k.chain, k.key, r->static_static, NOISE_PUBLIC_KEY_LEN);
 
 	/* {t} */
 	res = NOISE_DROP_BAD_TAG;
-	if (!decrypt_and_hash(t, msg + MESSAGE_INITIATION_TIMESTAMP, NOISE_ENCRYPTED_LEN(NOISE_TIMESTAMP_LEN),
-			      key, hash))
+	if (!decrypt_and_hash(k.t, msg + MESSAGE_INITIATION_TIMESTAMP, NOISE_ENCRYPTED_LEN(NOISE_TIMESTAMP_LEN),
+			      k.key, k.hash))
 		goto out;
-	res = check_initiation_freshness(r, t, now);
+	res = check_initiation_freshness(r, k.t, now);
 	if (res != NOISE_OK)
 		goto out;
 
@@ -636,27 +651,27 @@ enum noise_result noise_consume_initiation(struct noise_local *l, const uint8_t 
 	hs->state = NOISE_HANDSHAKE_CONSUMED_INITIATION;
 	hs->remote_index = le32_load(msg + MESSAGE_INITIATION_SENDER);
 	memcpy(hs->remote_ephemeral, e, NOISE_PUBLIC_KEY_LEN);
-	memcpy(hs->chaining_key, chain, NOISE_HASH_LEN);
-	memcpy(hs->hash, hash, NOISE_HASH_LEN);
-	memcpy(r->latest_timestamp, t, NOISE_TIMESTAMP_LEN);
+	memcpy(hs->chaining_key, k.chain, NOISE_HASH_LEN);
+	memcpy(hs->hash, k.hash, NOISE_HASH_LEN);
+	memcpy(r->latest_timestamp, k.t, NOISE_TIMESTAMP_LEN);
 	r->last_initiation_consumed = now;
 	r->has_consumed_initiation = true;
 	*remote = r;
 out:
-	crypto_wipe(chain, sizeof(chain));
-	crypto_wipe(hash, sizeof(hash));
-	crypto_wipe(key, sizeof(key));
-	crypto_wipe(s, sizeof(s));
-	crypto_wipe(t, sizeof(t));
+	crypto_wipe(&k, sizeof(k));
 	return res;
 }
 
+/*
+ * The responder works in place in its handshake too, with its ephemeral
+ * private key in the handshake's slot for it: begin_session() or the
+ * failure path clears it all.
+ */
 enum noise_result noise_create_response(struct noise_remote *r, uint8_t out[MESSAGE_RESPONSE_LEN],
 					uint64_t now)
 {
 	struct noise_handshake *hs = &r->handshake;
-	uint8_t chain[NOISE_HASH_LEN], hash[NOISE_HASH_LEN], key[NOISE_SYMMETRIC_KEY_LEN];
-	uint8_t ephemeral_private[NOISE_PUBLIC_KEY_LEN];
+	uint8_t key[NOISE_SYMMETRIC_KEY_LEN];
 	uint8_t *ephemeral = out + MESSAGE_RESPONSE_EPHEMERAL;
 	enum noise_result res;
 
@@ -667,43 +682,30 @@ enum noise_result noise_create_response(struct noise_remote *r, uint8_t out[MESS
 		return NOISE_ERR_WRONG_STATE;
 	if (!remote_reserve_keypairs(r))
 		return NOISE_ERR_MEMORY;
-	le32_store(out, MESSAGE_HANDSHAKE_RESPONSE);
-	memcpy(chain, hs->chaining_key, NOISE_HASH_LEN);
-	memcpy(hash, hs->hash, NOISE_HASH_LEN);
+	le32_store(out + MESSAGE_RESPONSE_RECEIVER, hs->remote_index);
 
-	/* e */
+	/* e, ee, se */
 	res = NOISE_ERR_RANDOM;
-	if (!generate_ephemeral(r->local, ephemeral_private, ephemeral))
+	if (!generate_ephemeral(r->local, hs->ephemeral_private, ephemeral))
 		goto out;
-	mix_key(chain, NULL, ephemeral, NOISE_PUBLIC_KEY_LEN);
-	mix_hash(hash, ephemeral, NOISE_PUBLIC_KEY_LEN);
-
-	/* ee, se */
 	res = NOISE_DROP_BAD_DH;
-	if (!mix_dh(chain, NULL, ephemeral_private, hs->remote_ephemeral) ||
-	    !mix_dh(chain, NULL, ephemeral_private, r->public_key))
+	if (!mix_ephemeral_dh(hs->chaining_key, hs->hash, NULL, ephemeral, hs->ephemeral_private,
+			      hs->remote_ephemeral) ||
+	    !mix_dh(hs->chaining_key, NULL, hs->ephemeral_private, r->public_key))
 		goto out;
 
 	/* psk */
-	mix_psk(chain, hash, key, r->preshared_key);
+	mix_psk(hs->chaining_key, hs->hash, key, r->preshared_key);
 
 	/* {} */
-	encrypt_and_hash(out + MESSAGE_RESPONSE_EMPTY, out + MESSAGE_RESPONSE_EMPTY, 0, key, hash);
+	encrypt_and_hash(out + MESSAGE_RESPONSE_EMPTY, out + MESSAGE_RESPONSE_EMPTY, 0, key, hs->hash);
 
-	res = index_insert_random(r->local, &hs->index, r, NOISE_INDEX_HANDSHAKE);
-	if (res != NOISE_OK)
-		goto out;
-	le32_store(out + MESSAGE_RESPONSE_SENDER, hs->index.id);
-	le32_store(out + MESSAGE_RESPONSE_RECEIVER, hs->remote_index);
-	cookie_maker_add_macs(&r->cookie, out, MESSAGE_RESPONSE_LEN, now);
-
+	res = handshake_seal_message(r, out, MESSAGE_HANDSHAKE_RESPONSE, MESSAGE_RESPONSE_LEN, now);
 	/* The responder derives its keys right after creating message 2. */
-	begin_session(r, chain, false, now);
+	if (res == NOISE_OK)
+		begin_session(r, hs->chaining_key, false, now);
 out:
-	crypto_wipe(chain, sizeof(chain));
-	crypto_wipe(hash, sizeof(hash));
 	crypto_wipe(key, sizeof(key));
-	crypto_wipe(ephemeral_private, sizeof(ephemeral_private));
 	if (res != NOISE_OK) {
 		handshake_clear(r);
 		crypto_wipe(out, MESSAGE_RESPONSE_LEN);
@@ -714,7 +716,10 @@ out:
 enum noise_result noise_consume_response(struct noise_local *l, const uint8_t msg[MESSAGE_RESPONSE_LEN],
 					 uint64_t now, struct noise_remote **remote)
 {
-	uint8_t chain[NOISE_HASH_LEN], hash[NOISE_HASH_LEN], key[NOISE_SYMMETRIC_KEY_LEN];
+	/* the message's secrets, wiped as one */
+	struct {
+		uint8_t chain[NOISE_HASH_LEN], hash[NOISE_HASH_LEN], key[NOISE_SYMMETRIC_KEY_LEN];
+	} k;
 	uint8_t empty[1];
 	const uint8_t *e = msg + MESSAGE_RESPONSE_EPHEMERAL;
 	struct noise_index *entry;
@@ -734,24 +739,21 @@ enum noise_result noise_consume_response(struct noise_local *l, const uint8_t ms
 		return NOISE_DROP_WRONG_STATE;
 
 	/* Work on copies: a bad response must leave the handshake usable. */
-	memcpy(chain, hs->chaining_key, NOISE_HASH_LEN);
-	memcpy(hash, hs->hash, NOISE_HASH_LEN);
+	memcpy(k.chain, hs->chaining_key, NOISE_HASH_LEN);
+	memcpy(k.hash, hs->hash, NOISE_HASH_LEN);
 
-	/* e */
-	mix_key(chain, NULL, e, NOISE_PUBLIC_KEY_LEN);
-	mix_hash(hash, e, NOISE_PUBLIC_KEY_LEN);
-
-	/* ee, se */
+	/* e, ee, se */
 	res = NOISE_DROP_BAD_DH;
-	if (!mix_dh(chain, NULL, hs->ephemeral_private, e) || !mix_dh(chain, NULL, l->private_key, e))
+	if (!mix_ephemeral_dh(k.chain, k.hash, NULL, e, hs->ephemeral_private, e) ||
+	    !mix_dh(k.chain, NULL, l->private_key, e))
 		goto out;
 
 	/* psk */
-	mix_psk(chain, hash, key, r->preshared_key);
+	mix_psk(k.chain, k.hash, k.key, r->preshared_key);
 
 	/* {} */
 	res = NOISE_DROP_BAD_TAG;
-	if (!decrypt_and_hash(empty, msg + MESSAGE_RESPONSE_EMPTY, NOISE_ENCRYPTED_LEN(0), key, hash))
+	if (!decrypt_and_hash(empty, msg + MESSAGE_RESPONSE_EMPTY, NOISE_ENCRYPTED_LEN(0), k.key, k.hash))
 		goto out;
 
 	/* Authenticated: the session begins if it has storage. */
@@ -759,13 +761,11 @@ enum noise_result noise_consume_response(struct noise_local *l, const uint8_t ms
 	if (!remote_reserve_keypairs(r))
 		goto out;
 	hs->remote_index = le32_load(msg + MESSAGE_RESPONSE_SENDER);
-	begin_session(r, chain, true, now);
+	begin_session(r, k.chain, true, now);
 	*remote = r;
 	res = NOISE_OK;
 out:
-	crypto_wipe(chain, sizeof(chain));
-	crypto_wipe(hash, sizeof(hash));
-	crypto_wipe(key, sizeof(key));
+	crypto_wipe(&k, sizeof(k));
 	return res;
 }
 

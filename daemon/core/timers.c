@@ -10,19 +10,26 @@
 #include "daemon/core/timers.h"
 
 #define JITTER_RANGE (REKEY_TIMEOUT_JITTER_MAX_MS * WG_NSEC_PER_MSEC)
+/* JITTER_RANGE = 2^7 * JITTER_ODD, JITTER_ODD < 2^22 (wg_divmod_small()) */
+#define JITTER_ODD 2609375u
+_Static_assert((uint64_t)JITTER_ODD << 7 == JITTER_RANGE && JITTER_ODD < (1u << 22),
+	       "JITTER_RANGE splits as 2^7 * JITTER_ODD");
 
+/* jitter % JITTER_RANGE: the 2^7 part by masking, the rest by wg_divmod_small() */
 static uint64_t jitter_ns(uint64_t jitter)
 {
-	return jitter % JITTER_RANGE;
+	uint32_t r;
+
+	wg_divmod_small(jitter >> 7, JITTER_ODD, &r);
+	return (uint64_t)r << 7 | (jitter & 127);
 }
 
 static void disarm_all(struct timers *t)
 {
-	t->retransmit_at = TIMERS_NEVER;
-	t->keepalive_at = TIMERS_NEVER;
-	t->new_handshake_at = TIMERS_NEVER;
-	t->zero_keys_at = TIMERS_NEVER;
-	t->persistent_at = TIMERS_NEVER;
+	int i;
+
+	for (i = 0; i < TIMERS_DEADLINES; i++)
+		t->deadlines[i] = TIMERS_NEVER;
 }
 
 void timers_init(struct timers *t)
@@ -206,16 +213,12 @@ static unsigned int expire_new_handshake(struct timers *t, uint64_t now)
 
 uint64_t timers_next_deadline(const struct timers *t)
 {
-	uint64_t next = t->retransmit_at;
+	uint64_t next = TIMERS_NEVER;
+	int i;
 
-	if (t->keepalive_at < next)
-		next = t->keepalive_at;
-	if (t->new_handshake_at < next)
-		next = t->new_handshake_at;
-	if (t->zero_keys_at < next)
-		next = t->zero_keys_at;
-	if (t->persistent_at < next)
-		next = t->persistent_at;
+	for (i = 0; i < TIMERS_DEADLINES; i++)
+		if (t->deadlines[i] < next)
+			next = t->deadlines[i];
 	return next;
 }
 

@@ -51,12 +51,20 @@ struct noise_remote;
 
 #define TIMERS_NEVER UINT64_MAX
 
+#define TIMERS_DEADLINES 5
+
 struct timers {
-	uint64_t retransmit_at;		/* TIMERS_NEVER when disarmed */
-	uint64_t keepalive_at;
-	uint64_t new_handshake_at;
-	uint64_t zero_keys_at;
-	uint64_t persistent_at;
+	/* the five deadlines, by name and as one array (timers_next_deadline()) */
+	union {
+		struct {
+			uint64_t retransmit_at;		/* TIMERS_NEVER when disarmed */
+			uint64_t keepalive_at;
+			uint64_t new_handshake_at;
+			uint64_t zero_keys_at;
+			uint64_t persistent_at;
+		};
+		uint64_t deadlines[TIMERS_DEADLINES];
+	};
 	uint64_t initiation_allowed_at;	/* last initiation/response sent + REKEY_TIMEOUT */
 	unsigned int handshake_attempts;	/* retries in the current attempt */
 	uint16_t persistent_interval;	/* s, 0 = off */

@@ -4,6 +4,8 @@
  * births and nows around the limit, including a now before the birth; then
  * each use in the core at a now before the birth, which must take the safe
  * reading: keys and cookies expired, rekeys due, the initiation spacing met.
+ * Also the core's 64-bit division by small constants (wg_divmod_small(),
+ * wg_ns_to_sec()) against the compiler's own, at the edges and at random.
  */
 #include <string.h>
 
@@ -142,8 +144,45 @@ static void test_cookies_from_the_future(void)
 	ct_pair_free(p);
 }
 
+static void check_divmod(uint64_t n, uint32_t d)
+{
+	uint32_t rem = UINT32_MAX;
+	uint64_t q = wg_divmod_small(n, d, &rem);
+
+	tu_check(q == n / d && rem == n % d, "wg_divmod_small(%llu, %u) = %llu rem %u", (unsigned long long)n, d,
+		 (unsigned long long)q, rem);
+	rem = UINT32_MAX;
+	q = wg_ns_to_sec(n, &rem);
+	tu_check(q == n / WG_NSEC_PER_SEC && rem == n % WG_NSEC_PER_SEC, "wg_ns_to_sec(%llu) = %llu rem %u",
+		 (unsigned long long)n, (unsigned long long)q, rem);
+}
+
+static void test_divmod(void)
+{
+	/* 1953125: 10^9 / 2^9; 2609375: the timer jitter's 334 ms / 2^7; the largest allowed */
+	static const uint32_t divisors[] = { 1, 3, 1000, 1953125, 2609375, (1u << 22) - 1 };
+	static const uint64_t edges[] = { 0, 1, 1023, 1024, 999999999, WG_NSEC_PER_SEC, 0xffffffffull,
+					  0x100000000ull, 1ull << 54, (1ull << 60) - 1, UINT64_MAX - 1, UINT64_MAX };
+	struct tu_rng rng;
+	size_t i, j;
+	uint64_t n;
+
+	tu_rng_seed(&rng, 11);
+	for (i = 0; i < sizeof(divisors) / sizeof(divisors[0]); i++) {
+		for (j = 0; j < sizeof(edges) / sizeof(edges[0]); j++) {
+			check_divmod(edges[j], divisors[i]);
+			check_divmod(edges[j] - (edges[j] ? 1 : 0) + divisors[i], divisors[i]);
+		}
+		for (j = 0; j < 2000; j++) {
+			n = tu_rng_next(&rng) >> tu_rng_below(&rng, 64);
+			check_divmod(n, divisors[i]);
+		}
+	}
+}
+
 int main(void)
 {
+	test_divmod();
 	test_table();
 	test_keypair_from_the_future();
 	test_rekey_from_the_future();
