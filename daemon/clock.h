@@ -49,29 +49,6 @@ static inline uint64_t clock_real_ns(void)
 	return clock_read_ns(CLOCK_REALTIME);
 }
 
-/*
- * ns as whole seconds, and the nanoseconds left in *nsec, by 32-bit
- * divisions only: on 32-bit MIPS a 64-bit one is a call into libgcc
- * (__udivdi3, __umoddi3: 2.2 KB of code).  10^9 = 2^9 * 1953125, so
- * ns / 2^9 (55 bits) is divided by 1953125 eleven bits at a time: each
- * step's dividend, the remainder (< 1953125 < 2^21) followed by eleven new
- * bits, stays below 1953125 * 2^11 = 4 * 10^9 < 2^32.
- */
-static inline uint64_t clock_ns_to_sec(uint64_t ns, uint32_t *nsec)
-{
-	uint64_t x = ns >> 9, q = 0;
-	uint32_t r = 0;
-
-	for (int shift = 44; shift >= 0; shift -= 11) {
-		uint32_t t = r << 11 | ((uint32_t)(x >> shift) & 0x7ff);
-
-		q = q << 11 | t / 1953125;
-		r = t % 1953125;
-	}
-	*nsec = r << 9 | ((uint32_t)ns & 0x1ff);
-	return q;
-}
-
 /* The largest boot - monotonic difference seen so far. */
 struct clock_suspend {
 	uint64_t offset;

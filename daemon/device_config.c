@@ -12,6 +12,7 @@
 #include "crypto/util.h"
 #include "crypto/x25519.h"
 #include "daemon/clock.h"
+#include "daemon/core/messages.h"
 #include "daemon/device_config.h"
 #include "daemon/log.h"
 #include "daemon/send.h"
@@ -259,7 +260,7 @@ static int config_get_peer(struct peer *p, struct config_device *out)
 		cp->flags |= CONFIG_PEER_HAS_ENDPOINT;
 	}
 	cp->persistent_keepalive = p->timers.persistent_interval;
-	cp->last_handshake_sec = (int64_t)clock_ns_to_sec(p->last_handshake_ns, &nsec);
+	cp->last_handshake_sec = (int64_t)wg_ns_to_sec(p->last_handshake_ns, &nsec);
 	cp->last_handshake_nsec = nsec;
 	cp->rx_bytes = p->rx_bytes;
 	cp->tx_bytes = p->tx_bytes;

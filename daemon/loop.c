@@ -9,6 +9,7 @@
  * it is blanked out of that batch, so no callback ever sees a freed handle.
  */
 #include "daemon/loop.h"
+#include "daemon/core/messages.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -104,7 +105,7 @@ static void loop_check_resume(struct loop *l)
 
 /*
  * Milliseconds until the deadline, rounded up; -1 when there is none.
- * Through seconds, as the clock conversion is (daemon/clock.h): the
+ * Through seconds (wg_ns_to_sec(), daemon/core/messages.h): the
  * milliseconds of ns + 999999 are its seconds * 1000 plus those of the
  * nanoseconds left.
  */
@@ -117,7 +118,7 @@ static int loop_timeout_ms(const struct loop *l, uint64_t now)
 		return -1;
 	if (l->deadline <= now)
 		return 0;
-	sec = clock_ns_to_sec(l->deadline - now + 999999, &nsec);
+	sec = wg_ns_to_sec(l->deadline - now + 999999, &nsec);
 	if (sec > INT_MAX / 1000)
 		return INT_MAX;
 	sec = sec * 1000 + nsec / 1000000;

@@ -8,10 +8,6 @@
  * exactly; a delay between the two reads (the monotonic one read late)
  * shrinks the difference and must not show up as a suspend at the next
  * wakeup; consecutive suspends are reported one by one.
- *
- * And clock_ns_to_sec() against the compiler's 64-bit division (libgcc's
- * on 32-bit targets, the reference here): the edges of its eleven-bit
- * steps and of the 64-bit range, then a sweep of every magnitude.
  */
 #include <stdio.h>
 
@@ -74,40 +70,6 @@ static const struct table tables[] = {
 	}, 3 },
 };
 
-static unsigned int check_ns_to_sec(uint64_t ns)
-{
-	uint32_t nsec = 0;
-	uint64_t sec = clock_ns_to_sec(ns, &nsec);
-
-	if (sec == ns / S && nsec == ns % S)
-		return 0;
-	printf("FAIL clock_ns_to_sec(%llu): %llu s %u ns, expected %llu s %llu ns\n",
-	       (unsigned long long)ns, (unsigned long long)sec, nsec, (unsigned long long)(ns / S),
-	       (unsigned long long)(ns % S));
-	return 1;
-}
-
-static unsigned int check_ns_to_sec_all(unsigned int *checks)
-{
-	static const uint64_t edges[] = {
-		0, 1, 511, 512, S - 1, S, S + 1, 1953125ull << 9, (1953125ull << 20) - 1,
-		4294967295ull * S, 4294967296ull * S - 1, (uint64_t)1 << 63, UINT64_MAX - 1, UINT64_MAX,
-	};
-	uint64_t x = 0x9e3779b97f4a7c15ull;
-	unsigned int i, failures = 0;
-
-	for (i = 0; i < sizeof(edges) / sizeof(edges[0]); i++, (*checks)++)
-		failures += check_ns_to_sec(edges[i]);
-	for (i = 0; i < 64 * 4096; i++, (*checks)++) {
-		/* xorshift64, cut to i % 64 + 1 bits: every magnitude alike */
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		failures += check_ns_to_sec(x >> (63 - i % 64));
-	}
-	return failures;
-}
-
 int main(void)
 {
 	unsigned int t, i, failures = 0, checks = 0;
@@ -141,7 +103,6 @@ int main(void)
 			failures++;
 		}
 	}
-	failures += check_ns_to_sec_all(&checks);
 	printf("%u checks, %u failures\n", checks, failures);
 	return failures ? 1 : 0;
 }
