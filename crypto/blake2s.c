@@ -31,60 +31,56 @@ static const uint8_t blake2s_sigma[10][16] = {
 	{ 10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0 },
 };
 
-/*
- * The state words each of the eight G calls of a round mixes (RFC 7693
- * §3.2): the four columns of the 4x4 state, then its four diagonals.
- */
-static const uint8_t blake2s_lanes[8][4] = {
-	{ 0, 4, 8, 12 }, { 1, 5, 9, 13 }, { 2, 6, 10, 14 }, { 3, 7, 11, 15 },
-	{ 0, 5, 10, 15 }, { 1, 6, 11, 12 }, { 2, 7, 8, 13 }, { 3, 4, 9, 14 },
-};
+/* The mixing function G of RFC 7693 §3.1 with BLAKE2s's rotations (§2.1). */
+#define BLAKE2S_G(a, b, c, d, x, y)				\
+	do {							\
+		a += b + (x); d = ror32(d ^ a, 16);		\
+		c += d; b = ror32(b ^ c, 12);			\
+		a += b + (y); d = ror32(d ^ a, 8);		\
+		c += d; b = ror32(b ^ c, 7);			\
+	} while (0)
 
 /*
  * F of RFC 7693 §3.2 on one 64-byte block; the caller has already counted it
- * in t.  The rounds are looped, as in the RFC's pseudocode, with one G
- * (§3.1, with BLAKE2s's rotations of §2.1) for all eight calls: BLAKE2s
- * runs in handshakes, cookies and the peer table's hash, never per data
- * packet, and the unrolled form cost twice the code for half the time.
+ * in t.  The rounds are looped, the eight G calls of a round are not: the
+ * state stays in registers.  BLAKE2s is never on the data path, but it is
+ * the first check of every handshake message (mac1, whitepaper §5.4.4), so
+ * a flood of junk costs what this does; the form with one looped G took
+ * 2.2 times as long (doc/performance.md).
  */
 static void blake2s_compress(struct blake2s_state *state, const uint8_t block[BLAKE2S_BLOCK_SIZE])
 {
-	uint32_t m[16], v[16];
-	int i, r;
+	uint32_t m[16];
+	uint32_t v0 = state->h[0], v1 = state->h[1], v2 = state->h[2], v3 = state->h[3];
+	uint32_t v4 = state->h[4], v5 = state->h[5], v6 = state->h[6], v7 = state->h[7];
+	uint32_t v8 = blake2s_iv[0], v9 = blake2s_iv[1], v10 = blake2s_iv[2], v11 = blake2s_iv[3];
+	uint32_t v12 = blake2s_iv[4] ^ state->t[0], v13 = blake2s_iv[5] ^ state->t[1];
+	uint32_t v14 = blake2s_iv[6] ^ state->f[0], v15 = blake2s_iv[7] ^ state->f[1];
+	int i;
 
-	for (i = 0; i < 8; i++) {
-		v[i] = state->h[i];
-		v[i + 8] = blake2s_iv[i];
-	}
-	v[12] ^= state->t[0];
-	v[13] ^= state->t[1];
-	v[14] ^= state->f[0];
-	v[15] ^= state->f[1];
 	for (i = 0; i < 16; i++)
 		m[i] = le32_load(block + 4 * i);
-	for (r = 0; r < 10; r++) {
-		for (i = 0; i < 8; i++) {
-			const uint8_t *l = blake2s_lanes[i];
-			uint32_t a = v[l[0]], b = v[l[1]], c = v[l[2]], d = v[l[3]];
+	for (i = 0; i < 10; i++) {
+		const uint8_t *s = blake2s_sigma[i];
 
-			a += b + m[blake2s_sigma[r][2 * i]];
-			d = ror32(d ^ a, 16);
-			c += d;
-			b = ror32(b ^ c, 12);
-			a += b + m[blake2s_sigma[r][2 * i + 1]];
-			d = ror32(d ^ a, 8);
-			c += d;
-			b = ror32(b ^ c, 7);
-			v[l[0]] = a;
-			v[l[1]] = b;
-			v[l[2]] = c;
-			v[l[3]] = d;
-		}
+		BLAKE2S_G(v0, v4, v8, v12, m[s[0]], m[s[1]]);
+		BLAKE2S_G(v1, v5, v9, v13, m[s[2]], m[s[3]]);
+		BLAKE2S_G(v2, v6, v10, v14, m[s[4]], m[s[5]]);
+		BLAKE2S_G(v3, v7, v11, v15, m[s[6]], m[s[7]]);
+		BLAKE2S_G(v0, v5, v10, v15, m[s[8]], m[s[9]]);
+		BLAKE2S_G(v1, v6, v11, v12, m[s[10]], m[s[11]]);
+		BLAKE2S_G(v2, v7, v8, v13, m[s[12]], m[s[13]]);
+		BLAKE2S_G(v3, v4, v9, v14, m[s[14]], m[s[15]]);
 	}
-	for (i = 0; i < 8; i++)
-		state->h[i] ^= v[i] ^ v[i + 8];
+	state->h[0] ^= v0 ^ v8;
+	state->h[1] ^= v1 ^ v9;
+	state->h[2] ^= v2 ^ v10;
+	state->h[3] ^= v3 ^ v11;
+	state->h[4] ^= v4 ^ v12;
+	state->h[5] ^= v5 ^ v13;
+	state->h[6] ^= v6 ^ v14;
+	state->h[7] ^= v7 ^ v15;
 	crypto_wipe(m, sizeof(m));
-	crypto_wipe(v, sizeof(v));
 }
 
 /* t is a 64-bit byte counter kept as two words (RFC 7693 §3.2) */
