@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "crypto/util.h"
+#include "daemon/span.h"
 
 #define CONFFILE_MAX (1u << 20)
 
@@ -145,11 +146,6 @@ void conffile_clear(struct conffile *cf)
 
 /* ---- parsing ---- */
 
-struct span {
-	const char *p;
-	size_t len;
-};
-
 enum section { SEC_NONE, SEC_INTERFACE, SEC_PEER };
 
 /* A key handler's "p->bad is not a valid value" (errors are negative). */
@@ -231,55 +227,14 @@ static struct span trim(struct span s)
 	return s;
 }
 
-static bool span_eq(struct span s, const char *lit)
-{
-	return strlen(lit) == s.len && strncasecmp(s.p, lit, s.len) == 0;
-}
-
 /* A value quoted in a message: at most 64 bytes of it. */
 #define SHOW(s) (int)((s).len < 64 ? (s).len : 64), (s).p
-
-/* Copies s into buf (n bytes) NUL-terminated; false if it does not fit. */
-static bool span_str(char *buf, size_t n, struct span s)
-{
-	if (s.len >= n)
-		return false;
-	memcpy(buf, s.p, s.len);
-	buf[s.len] = '\0';
-	return true;
-}
-
-/* Decimal, or hexadecimal after "0x" when hex; value <= max. */
-static bool parse_num(struct span s, bool hex, uint64_t max, uint64_t *out)
-{
-	unsigned int base = 10;
-	uint64_t v = 0;
-
-	if (hex && s.len > 2 && s.p[0] == '0' && (s.p[1] | 0x20) == 'x') {
-		base = 16;
-		s.p += 2;
-		s.len -= 2;
-	}
-	if (s.len == 0)
-		return false;
-	for (size_t i = 0; i < s.len; i++) {
-		unsigned int c = (uint8_t)s.p[i], d = c - '0';
-
-		if (base == 16 && d > 9 && (c | 0x20) >= 'a' && (c | 0x20) <= 'f')
-			d = (c | 0x20) - 'a' + 10;
-		if (d >= base || v > (max - d) / base)
-			return false;
-		v = v * base + d;
-	}
-	*out = v;
-	return true;
-}
 
 /* "off" or a number up to max. */
 static bool parse_off_num(struct span v, bool hex, uint64_t max, uint64_t *n)
 {
 	*n = 0;
-	return span_eq(v, "off") || parse_num(v, hex, max, n);
+	return span_eq_nocase(v, "off") || span_num(v, hex, max, n);
 }
 
 /* The next list item of *rest, items separated by commas and whitespace. */
@@ -296,23 +251,6 @@ static bool next_item(struct span *rest, struct span *item)
 	rest->p += i;
 	rest->len -= i;
 	return item->len > 0;
-}
-
-/* "addr[/len]", the full length when none is written; AF_UNSPEC if bad. */
-static int parse_prefix(struct span s, uint8_t addr[16], uint8_t *len)
-{
-	char buf[INET6_ADDRSTRLEN];
-	const char *slash = memchr(s.p, '/', s.len);
-	struct span a = { s.p, slash ? (size_t)(slash - s.p) : s.len };
-	int family = memchr(a.p, ':', a.len) ? AF_INET6 : AF_INET;
-	uint64_t bits = family == AF_INET ? 32 : 128;
-
-	if (!span_str(buf, sizeof(buf), a) || inet_pton(family, buf, addr) != 1)
-		return AF_UNSPEC;
-	if (slash && !parse_num((struct span){ slash + 1, s.len - a.len - 1 }, false, bits, &bits))
-		return AF_UNSPEC;
-	*len = (uint8_t)bits;
-	return family;
 }
 
 /* A host name as getaddrinfo() would look it up: letters, digits, '-', '.', '_'. */
@@ -360,12 +298,12 @@ static int parse_list(struct parser *p, enum key k, struct span v)
 		p->bad = item;
 		if (k == K_DNS) {
 			/* Stored as written; resolvconf gets servers and domains. */
-			if (!is_host_name(item) && (!span_str(buf, sizeof(buf), item) ||
+			if (!is_host_name(item) && (!span_copy(buf, sizeof(buf), item) ||
 			    inet_pton(AF_INET6, buf, a.addr) != 1))
 				return BAD;
 			ret = strv_add(&cf->dns, &cf->dns_len, item);
 		} else if (k == K_ADDRESS) {
-			a.family = (uint8_t)parse_prefix(item, a.addr, &a.prefixlen);
+			a.family = (uint8_t)span_prefix(item, false, a.addr, &a.prefixlen);
 			if (a.family == AF_UNSPEC)
 				return BAD;
 			na = realloc(cf->addrs, (cf->addrs_len + 1) * sizeof(*na));
@@ -374,7 +312,7 @@ static int parse_list(struct parser *p, enum key k, struct span v)
 			cf->addrs = na;
 			cf->addrs[cf->addrs_len++] = a;
 		} else {
-			aip.family = (uint8_t)parse_prefix(item, aip.addr, &aip.cidr);
+			aip.family = (uint8_t)span_prefix(item, false, aip.addr, &aip.cidr);
 			if (aip.family == AF_UNSPEC)
 				return BAD;
 			config_allowedip_mask(&aip);
@@ -397,7 +335,7 @@ static bool lookup_rt_table(struct span name, uint32_t *id)
 
 		if (next_item(&rest, &num) && next_item(&rest, &nm) &&
 		    nm.len == name.len && memcmp(nm.p, name.p, name.len) == 0 &&
-		    parse_num(num, true, UINT32_MAX, &n)) {
+		    span_num(num, true, UINT32_MAX, &n)) {
 			*id = (uint32_t)n;
 			found = true;
 		}
@@ -411,20 +349,20 @@ static bool lookup_rt_table(struct span name, uint32_t *id)
  * (default 253, main 254, local 255) or one of rt_tables. */
 static int parse_table(struct conffile *cf, struct span v)
 {
-	static const char names[] = "default\0main\0local";
+	static const char *const names[] = { "default", "main", "local" };
 	uint64_t n;
 
 	cf->table = CONFFILE_TABLE_ID;
 	cf->table_id = 0;
-	if (span_eq(v, "auto")) {
+	if (span_eq_nocase(v, "auto")) {
 		cf->table = CONFFILE_TABLE_AUTO;
-	} else if (span_eq(v, "off")) {
+	} else if (span_eq_nocase(v, "off")) {
 		cf->table = CONFFILE_TABLE_OFF;
-	} else if (parse_num(v, true, UINT32_MAX, &n)) {
+	} else if (span_num(v, true, UINT32_MAX, &n)) {
 		cf->table_id = (uint32_t)n;
 	} else {
-		for (uint32_t i = 0, off = 0; i < 3; off += (uint32_t)strlen(names + off) + 1, i++)
-			if (v.len == strlen(names + off) && memcmp(v.p, names + off, v.len) == 0)
+		for (uint32_t i = 0; i < 3; i++)
+			if (span_eq(v, names[i]))
 				cf->table_id = 253 + i;
 		if (!cf->table_id)
 			lookup_rt_table(v, &cf->table_id);
@@ -459,32 +397,24 @@ static int parse_endpoint(struct conffile *cf, struct span v)
 	size_t i = cf->dev.peers_len - 1;
 	struct config_peer *peer = &cf->dev.peers[i];
 	struct conffile_peer *cp = &cf->peers[i];
-	bool bracket = v.p[0] == '[';
-	size_t colon = v.len;
 	struct span host;
-	uint64_t port;
+	uint16_t port;
+	int family = span_endpoint(v, &host, &port);
 	char buf[256];
 
-	while (colon > 0 && v.p[colon - 1] != ':')
-		colon--;
-	if (colon-- == 0 || colon < 1 + 2 * (size_t)bracket ||
-	    (bracket && v.p[colon - 1] != ']') ||
-	    !parse_num((struct span){ v.p + colon + 1, v.len - colon - 1 }, false, UINT16_MAX, &port))
-		return BAD;
-	host = (struct span){ v.p + bracket, colon - 2 * bracket };
-	if (!span_str(buf, sizeof(buf), host))
+	if (family == AF_UNSPEC || !span_copy(buf, sizeof(buf), host))
 		return BAD;
 	peer->flags &= ~CONFIG_PEER_HAS_ENDPOINT;
 	cp->endpoint_is_name = false;
-	if (numeric_host(buf, bracket ? AF_INET6 : AF_INET, (uint16_t)port, &peer->endpoint))
+	if (numeric_host(buf, family, port, &peer->endpoint))
 		peer->flags |= CONFIG_PEER_HAS_ENDPOINT;
-	else if (!bracket && is_host_name(host))
+	else if (family == AF_INET && is_host_name(host))
 		cp->endpoint_is_name = true;
 	else
 		return BAD;
 	free(cp->endpoint_host);
 	cp->endpoint_host = strdup(buf);
-	cp->endpoint_port = (uint16_t)port;
+	cp->endpoint_port = port;
 	return cp->endpoint_host ? 0 : -ENOMEM;
 }
 
@@ -502,7 +432,7 @@ static int parse_key(struct parser *p, enum key k, struct span v)
 		return conffile_key_from_base64(dev->private_key, v.p, v.len) ? 0 : BAD;
 	case K_LISTEN_PORT:
 		dev->flags |= CONFIG_DEVICE_HAS_LISTEN_PORT;
-		if (!parse_num(v, false, UINT16_MAX, &n))
+		if (!span_num(v, false, UINT16_MAX, &n))
 			return BAD;
 		dev->listen_port = (uint16_t)n;
 		return 0;
@@ -513,7 +443,7 @@ static int parse_key(struct parser *p, enum key k, struct span v)
 		dev->fwmark = (uint32_t)n;
 		return 0;
 	case K_MTU:
-		if (!parse_num(v, false, 65535, &n) || n < 68)
+		if (!span_num(v, false, 65535, &n) || n < 68)
 			return BAD;
 		cf->mtu = (unsigned int)n;
 		return 0;
@@ -525,8 +455,8 @@ static int parse_key(struct parser *p, enum key k, struct span v)
 	case K_POST_DOWN:
 		return strv_add(&cf->hooks[k - K_PRE_UP], &cf->hooks_len[k - K_PRE_UP], v);
 	case K_SAVE_CONFIG:
-		cf->save_config = span_eq(v, "true");
-		return cf->save_config || span_eq(v, "false") ? 0 : BAD;
+		cf->save_config = span_eq_nocase(v, "true");
+		return cf->save_config || span_eq_nocase(v, "false") ? 0 : BAD;
 	case K_PUBLIC_KEY:
 		p->peer_has_key = true;
 		return conffile_key_from_base64(peer->public_key, v.p, v.len) ? 0 : BAD;
@@ -590,9 +520,9 @@ static int parse_section(struct parser *p, struct span s)
 
 	if (ret)
 		return ret;
-	if (span_eq(s, "[Peer]"))
+	if (span_eq_nocase(s, "[Peer]"))
 		return start_peer(p);
-	if (!span_eq(s, "[Interface]"))
+	if (!span_eq_nocase(s, "[Interface]"))
 		return perr(p, "unknown section `%.*s'", SHOW(s));
 	if (p->seen_interface)
 		return perr(p, "a second [Interface]");
@@ -623,7 +553,7 @@ static int parse_line(struct parser *p, struct span s)
 		return perr(p, "not a [Section] nor Key = value");
 	key = trim((struct span){ s.p, (size_t)(eq - s.p) });
 	v = trim((struct span){ eq + 1, (size_t)(s.p + s.len - eq - 1) });
-	for (k = 0; k < K_COUNT && !span_eq(key, key_info[k][0]); k++)
+	for (k = 0; k < K_COUNT && !span_eq_nocase(key, key_info[k][0]); k++)
 		;
 	if (k == K_COUNT) {
 		/* Only the first word: "PrivateKey <key>=" must not print the key. */
@@ -649,46 +579,17 @@ static int parse_line(struct parser *p, struct span s)
 	return perr(p, "invalid %s `%.*s' (%s)", key_info[k][0], SHOW(p->bad), key_info[k][1]);
 }
 
-struct key_line {
-	uint8_t key[CONFIG_KEY_LEN];
-	unsigned int line;
-};
-
-static int key_line_cmp(const void *a, const void *b)
-{
-	const struct key_line *x = a, *y = b;
-	int c = memcmp(x->key, y->key, CONFIG_KEY_LEN);
-
-	return c ? c : (x->line > y->line) - (x->line < y->line);
-}
-
-/* The same PublicKey in two [Peer]s: sorted (public) keys, neighbours. */
+/* The same PublicKey in two [Peer]s. */
 static int check_duplicates(struct parser *p)
 {
-	const struct conffile *cf = p->cf;
-	size_t n = cf->dev.peers_len;
-	struct key_line *kl;
-	int ret = 0;
+	size_t first, second;
+	int ret = config_device_find_duplicate(&p->cf->dev, &first, &second);
 
-	if (n < 2)
-		return 0;
-	kl = calloc(n, sizeof(*kl));
-	if (!kl)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		memcpy(kl[i].key, cf->dev.peers[i].public_key, CONFIG_KEY_LEN);
-		kl[i].line = cf->peers[i].line;
-	}
-	qsort(kl, n, sizeof(*kl), key_line_cmp);
-	for (size_t i = 1; i < n && !ret; i++) {
-		if (memcmp(kl[i - 1].key, kl[i].key, CONFIG_KEY_LEN) == 0) {
-			p->line = kl[i].line;
-			ret = perr(p, "[Peer] with the PublicKey of the [Peer] at line %u",
-				   kl[i - 1].line);
-		}
-	}
-	free(kl);
-	return ret;
+	if (ret <= 0)
+		return ret;
+	p->line = p->cf->peers[second].line;
+	return perr(p, "[Peer] with the PublicKey of the [Peer] at line %u",
+		    p->cf->peers[first].line);
 }
 
 int conffile_parse(struct conffile *cf, const char *name, const char *text, size_t len,

@@ -65,6 +65,49 @@ struct config_peer *config_device_add_peer(struct config_device *dev,
 	return peer;
 }
 
+struct key_index {
+	uint8_t key[CONFIG_KEY_LEN];
+	size_t i;
+};
+
+static int key_index_cmp(const void *a, const void *b)
+{
+	const struct key_index *x = a, *y = b;
+	int c = memcmp(x->key, y->key, CONFIG_KEY_LEN);
+
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* Sorted copies of the (public) keys with their indices, neighbours
+ * compared: O(n log n), so a message or file with many peers stays cheap. */
+int config_device_find_duplicate(const struct config_device *dev, size_t *first,
+				 size_t *second)
+{
+	size_t n = dev->peers_len;
+	struct key_index *ki;
+	int ret = 0;
+
+	if (n < 2)
+		return 0;
+	ki = calloc(n, sizeof(*ki));
+	if (!ki)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		memcpy(ki[i].key, dev->peers[i].public_key, CONFIG_KEY_LEN);
+		ki[i].i = i;
+	}
+	qsort(ki, n, sizeof(*ki), key_index_cmp);
+	for (size_t i = 1; i < n && !ret; i++) {
+		if (memcmp(ki[i - 1].key, ki[i].key, CONFIG_KEY_LEN) == 0) {
+			*first = ki[i - 1].i;
+			*second = ki[i].i;
+			ret = 1;
+		}
+	}
+	free(ki);
+	return ret;
+}
+
 int config_peer_add_allowedip(struct config_peer *peer,
 			      const struct config_allowedip *aip)
 {

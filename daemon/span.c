@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Spans of text and the values written in them (daemon/span.h). */
+#include "daemon/span.h"
+
+#include <arpa/inet.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+
+bool span_eq(struct span s, const char *lit)
+{
+	return strlen(lit) == s.len && memcmp(s.p, lit, s.len) == 0;
+}
+
+bool span_eq_nocase(struct span s, const char *lit)
+{
+	return strlen(lit) == s.len && strncasecmp(s.p, lit, s.len) == 0;
+}
+
+bool span_copy(char *buf, size_t n, struct span s)
+{
+	if (s.len >= n)
+		return false;
+	memcpy(buf, s.p, s.len);
+	buf[s.len] = '\0';
+	return true;
+}
+
+bool span_num(struct span s, bool hex, uint64_t max, uint64_t *out)
+{
+	unsigned int base = 10;
+	uint64_t v = 0;
+
+	if (hex && s.len > 2 && s.p[0] == '0' && (s.p[1] | 0x20) == 'x') {
+		base = 16;
+		s.p += 2;
+		s.len -= 2;
+	}
+	if (s.len == 0)
+		return false;
+	for (size_t i = 0; i < s.len; i++) {
+		unsigned int c = (uint8_t)s.p[i], d = c - '0';
+
+		if (base == 16 && d > 9 && (c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+			d = (c | 0x20) - 'a' + 10;
+		/* Overflow is caught without a 64-bit division (a libgcc call
+		 * on 32-bit targets): below these bounds v * base fits, and
+		 * adding d wraps only past UINT64_MAX / 10 * 10, to below d. */
+		if (d >= base || v > (base == 16 ? UINT64_MAX >> 4 : UINT64_MAX / 10))
+			return false;
+		v = v * base + d;
+		if (v < d || v > max)
+			return false;
+	}
+	*out = v;
+	return true;
+}
+
+int span_prefix(struct span s, bool strict, uint8_t addr[16], uint8_t *len)
+{
+	char buf[INET6_ADDRSTRLEN];
+	const char *slash = memchr(s.p, '/', s.len);
+	struct span a = { s.p, slash ? (size_t)(slash - s.p) : s.len };
+	int family = memchr(a.p, ':', a.len) ? AF_INET6 : AF_INET;
+	uint64_t n = family == AF_INET ? 32 : 128;
+
+	if (!span_copy(buf, sizeof(buf), a) || inet_pton(family, buf, addr) != 1)
+		return AF_UNSPEC;
+	if (slash) {
+		struct span bits = { slash + 1, s.len - a.len - 1 };
+
+		if ((strict && bits.len > 1 && bits.p[0] == '0') || !span_num(bits, false, n, &n))
+			return AF_UNSPEC;
+	} else if (strict) {
+		return AF_UNSPEC;
+	}
+	*len = (uint8_t)n;
+	return family;
+}
+
+int span_endpoint(struct span v, struct span *host, uint16_t *port)
+{
+	size_t bracket = v.len && v.p[0] == '[';
+	size_t colon = v.len;
+	uint64_t n;
+
+	while (colon > 0 && v.p[colon - 1] != ':')
+		colon--;
+	/* colon: the index of the last ':' + 1, 0 when there is none */
+	if (colon-- == 0 || colon < 1 + 2 * bracket || (bracket && v.p[colon - 1] != ']') ||
+	    !span_num((struct span){ v.p + colon + 1, v.len - colon - 1 }, false, UINT16_MAX, &n))
+		return AF_UNSPEC;
+	*host = (struct span){ v.p + bracket, colon - 2 * bracket };
+	*port = (uint16_t)n;
+	return bracket ? AF_INET6 : AF_INET;
+}
