@@ -177,22 +177,25 @@ enum key {
 
 /* Each key's name as wg(8) and wg-quick(8) spell it, and what a valid value
  * is, for messages.  Hooks take any value. */
-static const char *const key_info[K_COUNT][2] = {
-	{ "PrivateKey", "a 44-character base64 key" },
-	{ "ListenPort", "0 to 65535" },
-	{ "FwMark", "off or a 32-bit number" },
-	{ "Address", "IP addresses with optional /prefix lengths" },
-	{ "MTU", "68 to 65535" },
-	{ "Table", "auto, off, a number or a name in iproute2's rt_tables" },
-	{ "DNS", "IP addresses and domain names" },
-	{ "PreUp", "" }, { "PostUp", "" }, { "PreDown", "" }, { "PostDown", "" },
-	{ "SaveConfig", "true or false" },
-	{ "PublicKey", "a 44-character base64 key" },
-	{ "PresharedKey", "a 44-character base64 key" },
-	{ "Endpoint", "host:port, IPv4:port or [IPv6]:port" },
-	{ "AllowedIPs", "IP addresses with optional /prefix lengths" },
-	{ "PersistentKeepalive", "off or 0 to 65535" },
+static const char *const key_names[K_COUNT] = {
+	"PrivateKey", "ListenPort", "FwMark",
+	"Address", "MTU", "Table", "DNS", "PreUp", "PostUp", "PreDown", "PostDown", "SaveConfig",
+	"PublicKey", "PresharedKey", "Endpoint", "AllowedIPs", "PersistentKeepalive",
 };
+static const char *const key_valid[K_COUNT] = {
+	"a 44-character base64 key", "0 to 65535", "off or a 32-bit number",
+	"IP addresses with optional /prefix lengths", "68 to 65535",
+	"auto, off, a number or a name in iproute2's rt_tables", "IP addresses and domain names",
+	"", "", "", "", "true or false",
+	"a 44-character base64 key", "a 44-character base64 key",
+	"host:port, IPv4:port or [IPv6]:port", "IP addresses with optional /prefix lengths",
+	"off or 0 to 65535",
+};
+
+/* The words some values may be, and the section headers. */
+enum word { W_OFF, W_AUTO, W_FALSE, W_TRUE, W_COUNT };
+static const char *const words[W_COUNT] = { "off", "auto", "false", "true" };
+static const char *const sections[] = { "[Interface]", "[Peer]" };
 
 static int perr(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -230,11 +233,14 @@ static struct span trim(struct span s)
 /* A value quoted in a message: at most 64 bytes of it. */
 #define SHOW(s) (int)((s).len < 64 ? (s).len : 64), (s).p
 
-/* "off" or a number up to max. */
-static bool parse_off_num(struct span v, bool hex, uint64_t max, uint64_t *n)
+/* The index of s in names (without regard to case), n if none. */
+static unsigned int find_name(struct span s, const char *const *names, unsigned int n)
 {
-	*n = 0;
-	return span_eq_nocase(v, "off") || span_num(v, hex, max, n);
+	unsigned int i = 0;
+
+	while (i < n && !span_eq_nocase(s, names[i]))
+		i++;
+	return i;
 }
 
 /* The next list item of *rest, items separated by commas and whitespace. */
@@ -291,7 +297,7 @@ static int parse_list(struct parser *p, enum key k, struct span v)
 
 	while (!ret && next_item(&v, &item)) {
 		struct config_allowedip aip = { 0 };
-		struct conffile_addr a = { 0 }, *na;
+		struct conffile_addr *na;
 		char buf[INET6_ADDRSTRLEN];
 
 		any = true;
@@ -299,25 +305,27 @@ static int parse_list(struct parser *p, enum key k, struct span v)
 		if (k == K_DNS) {
 			/* Stored as written; resolvconf gets servers and domains. */
 			if (!is_host_name(item) && (!span_copy(buf, sizeof(buf), item) ||
-			    inet_pton(AF_INET6, buf, a.addr) != 1))
+			    inet_pton(AF_INET6, buf, aip.addr) != 1))
 				return BAD;
 			ret = strv_add(&cf->dns, &cf->dns_len, item);
-		} else if (k == K_ADDRESS) {
-			a.family = (uint8_t)span_prefix(item, false, a.addr, &a.prefixlen);
-			if (a.family == AF_UNSPEC)
-				return BAD;
-			na = realloc(cf->addrs, (cf->addrs_len + 1) * sizeof(*na));
-			if (!na)
-				return -ENOMEM;
-			cf->addrs = na;
-			cf->addrs[cf->addrs_len++] = a;
-		} else {
-			aip.family = (uint8_t)span_prefix(item, false, aip.addr, &aip.cidr);
-			if (aip.family == AF_UNSPEC)
-				return BAD;
+			continue;
+		}
+		aip.family = (uint8_t)span_prefix(item, false, aip.addr, &aip.cidr);
+		if (aip.family == AF_UNSPEC)
+			return BAD;
+		if (k == K_ALLOWED_IPS) {
 			config_allowedip_mask(&aip);
 			ret = config_peer_add_allowedip(&cf->dev.peers[cf->dev.peers_len - 1], &aip);
+			continue;
 		}
+		na = realloc(cf->addrs, (cf->addrs_len + 1) * sizeof(*na));
+		if (!na)
+			return -ENOMEM;
+		cf->addrs = na;
+		na += cf->addrs_len++;
+		na->family = aip.family;
+		na->prefixlen = aip.cidr;
+		memcpy(na->addr, aip.addr, sizeof(na->addr));
 	}
 	return ret ? ret : any ? 0 : BAD;
 }
@@ -345,22 +353,16 @@ static bool lookup_rt_table(struct span name, uint32_t *id)
 	return found;
 }
 
-/* auto, off, a table number, or its name: iproute2's built-in ones
- * (default 253, main 254, local 255) or one of rt_tables. */
-static int parse_table(struct conffile *cf, struct span v)
+/* auto, off, a table number (num, n), or its name: iproute2's built-in
+ * ones (default 253, main 254, local 255) or one of rt_tables. */
+static int parse_table(struct conffile *cf, struct span v, unsigned int w, bool num, uint32_t n)
 {
 	static const char *const names[] = { "default", "main", "local" };
-	uint64_t n;
 
-	cf->table = CONFFILE_TABLE_ID;
-	cf->table_id = 0;
-	if (span_eq_nocase(v, "auto")) {
-		cf->table = CONFFILE_TABLE_AUTO;
-	} else if (span_eq_nocase(v, "off")) {
-		cf->table = CONFFILE_TABLE_OFF;
-	} else if (span_num(v, true, UINT32_MAX, &n)) {
-		cf->table_id = (uint32_t)n;
-	} else {
+	cf->table = w == W_AUTO ? CONFFILE_TABLE_AUTO :
+		    w == W_OFF ? CONFFILE_TABLE_OFF : CONFFILE_TABLE_ID;
+	cf->table_id = n;
+	if (cf->table == CONFFILE_TABLE_ID && !num) {
 		for (uint32_t i = 0; i < 3; i++)
 			if (span_eq(v, names[i]))
 				cf->table_id = 253 + i;
@@ -424,56 +426,59 @@ static int parse_key(struct parser *p, enum key k, struct span v)
 	struct conffile *cf = p->cf;
 	struct config_device *dev = &cf->dev;
 	struct config_peer *peer = dev->peers_len ? &dev->peers[dev->peers_len - 1] : NULL;
-	uint64_t n;
+	/* The numbers and words that values may be, read once for all keys:
+	 * FwMark and Table may be hexadecimal, up to 32 bits; the others'
+	 * numbers are decimal, up to 65535.  "off" is 0. */
+	bool hex = k == K_FWMARK || k == K_TABLE;
+	unsigned int w = find_name(v, words, W_COUNT);
+	uint64_t n = 0;
+	bool num = span_num(v, hex, hex ? UINT32_MAX : 65535, &n);
+	uint8_t *key;
 
 	switch (k) {
 	case K_PRIVATE_KEY:
 		dev->flags |= CONFIG_DEVICE_HAS_PRIVATE_KEY;
-		return conffile_key_from_base64(dev->private_key, v.p, v.len) ? 0 : BAD;
+		key = dev->private_key;
+		break;
 	case K_LISTEN_PORT:
 		dev->flags |= CONFIG_DEVICE_HAS_LISTEN_PORT;
-		if (!span_num(v, false, UINT16_MAX, &n))
-			return BAD;
 		dev->listen_port = (uint16_t)n;
-		return 0;
+		return num ? 0 : BAD;
 	case K_FWMARK:
 		dev->flags |= CONFIG_DEVICE_HAS_FWMARK;
-		if (!parse_off_num(v, true, UINT32_MAX, &n))
-			return BAD;
 		dev->fwmark = (uint32_t)n;
-		return 0;
+		return num || w == W_OFF ? 0 : BAD;
 	case K_MTU:
-		if (!span_num(v, false, 65535, &n) || n < 68)
-			return BAD;
 		cf->mtu = (unsigned int)n;
-		return 0;
+		return num && n >= 68 ? 0 : BAD;
 	case K_TABLE:
-		return parse_table(cf, v);
+		return parse_table(cf, v, w, num, (uint32_t)n);
 	case K_PRE_UP:
 	case K_POST_UP:
 	case K_PRE_DOWN:
 	case K_POST_DOWN:
 		return strv_add(&cf->hooks[k - K_PRE_UP], &cf->hooks_len[k - K_PRE_UP], v);
 	case K_SAVE_CONFIG:
-		cf->save_config = span_eq_nocase(v, "true");
-		return cf->save_config || span_eq_nocase(v, "false") ? 0 : BAD;
+		cf->save_config = w == W_TRUE;
+		return w == W_TRUE || w == W_FALSE ? 0 : BAD;
 	case K_PUBLIC_KEY:
 		p->peer_has_key = true;
-		return conffile_key_from_base64(peer->public_key, v.p, v.len) ? 0 : BAD;
+		key = peer->public_key;
+		break;
 	case K_PRESHARED_KEY:
 		peer->flags |= CONFIG_PEER_HAS_PRESHARED_KEY;
-		return conffile_key_from_base64(peer->preshared_key, v.p, v.len) ? 0 : BAD;
+		key = peer->preshared_key;
+		break;
 	case K_ENDPOINT:
 		return parse_endpoint(cf, v);
 	case K_KEEPALIVE:
 		peer->flags |= CONFIG_PEER_HAS_KEEPALIVE;
-		if (!parse_off_num(v, false, UINT16_MAX, &n))
-			return BAD;
 		peer->persistent_keepalive = (uint16_t)n;
-		return 0;
+		return num || w == W_OFF ? 0 : BAD;
 	default:
 		return parse_list(p, k, v);
 	}
+	return conffile_key_from_base64(key, v.p, v.len) ? 0 : BAD;
 }
 
 static int end_peer(struct parser *p)
@@ -520,10 +525,12 @@ static int parse_section(struct parser *p, struct span s)
 
 	if (ret)
 		return ret;
-	if (span_eq_nocase(s, "[Peer]"))
+	switch (find_name(s, sections, 2)) {
+	case 1:
 		return start_peer(p);
-	if (!span_eq_nocase(s, "[Interface]"))
+	case 2:
 		return perr(p, "unknown section `%.*s'", SHOW(s));
+	}
 	if (p->seen_interface)
 		return perr(p, "a second [Interface]");
 	p->seen_interface = true;
@@ -534,7 +541,7 @@ static int parse_section(struct parser *p, struct span s)
 static int parse_line(struct parser *p, struct span s)
 {
 	const char *hash = memchr(s.p, '#', s.len);
-	const char *eq;
+	const char *eq, *why = NULL;
 	struct span key, v;
 	unsigned int k;
 	int ret;
@@ -553,8 +560,7 @@ static int parse_line(struct parser *p, struct span s)
 		return perr(p, "not a [Section] nor Key = value");
 	key = trim((struct span){ s.p, (size_t)(eq - s.p) });
 	v = trim((struct span){ eq + 1, (size_t)(s.p + s.len - eq - 1) });
-	for (k = 0; k < K_COUNT && !span_eq_nocase(key, key_info[k][0]); k++)
-		;
+	k = find_name(key, key_names, K_COUNT);
 	if (k == K_COUNT) {
 		/* Only the first word: "PrivateKey <key>=" must not print the key. */
 		for (key.len = 0; !is_space(key.p[key.len]) && key.p + key.len < eq; key.len++)
@@ -562,21 +568,22 @@ static int parse_line(struct parser *p, struct span s)
 		return perr(p, "unknown key `%.*s'", SHOW(key));
 	}
 	if (p->sec == SEC_NONE)
-		return perr(p, "%s before any section", key_info[k][0]);
-	if ((p->sec == SEC_PEER) != (k >= K_PUBLIC_KEY))
-		return perr(p, "%s is not a%s key", key_info[k][0],
-			    p->sec == SEC_PEER ? " [Peer]" : "n [Interface]");
-	if (p->fmt == CONFFILE_WG && k >= K_ADDRESS && k <= K_SAVE_CONFIG)
-		return perr(p, "%s is a wg-quick key, not one of wg's", key_info[k][0]);
-	if (v.len == 0 && k != K_ALLOWED_IPS)
-		return perr(p, "%s without a value", key_info[k][0]);
+		why = "before any section";
+	else if ((p->sec == SEC_PEER) != (k >= K_PUBLIC_KEY))
+		why = p->sec == SEC_PEER ? "is not a [Peer] key" : "is not an [Interface] key";
+	else if (p->fmt == CONFFILE_WG && k >= K_ADDRESS && k <= K_SAVE_CONFIG)
+		why = "is a wg-quick key, not one of wg's";
+	else if (v.len == 0 && k != K_ALLOWED_IPS)
+		why = "without a value";
+	if (why)
+		return perr(p, "%s %s", key_names[k], why);
 	p->bad = v;
 	ret = parse_key(p, k, v);
 	if (ret != BAD)
 		return ret;
 	if (k == K_PRIVATE_KEY || k == K_PRESHARED_KEY)
-		return perr(p, "invalid %s (%s)", key_info[k][0], key_info[k][1]);
-	return perr(p, "invalid %s `%.*s' (%s)", key_info[k][0], SHOW(p->bad), key_info[k][1]);
+		return perr(p, "invalid %s (%s)", key_names[k], key_valid[k]);
+	return perr(p, "invalid %s `%.*s' (%s)", key_names[k], SHOW(p->bad), key_valid[k]);
 }
 
 /* The same PublicKey in two [Peer]s. */
@@ -648,10 +655,9 @@ int conffile_load(struct conffile *cf, const char *path, enum conffile_format fm
 	}
 	ret = len > CONFFILE_MAX ? -EFBIG : 0;
 out:
-	if (ret == -EFBIG)
-		snprintf(err, errlen, "%s: larger than 1 MiB", path);
-	else if (ret)
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+	if (ret)
+		snprintf(err, errlen, "%s: %s", path,
+			 ret == -EFBIG ? "larger than 1 MiB" : strerror(-ret));
 	else
 		ret = conffile_parse(cf, path, buf, len, fmt, err, errlen);
 	if (buf) {
@@ -681,20 +687,27 @@ static void print_key(FILE *f, const char *name, const uint8_t key[CONFIG_KEY_LE
 static void print_endpoint(FILE *f, const struct config_peer *peer,
 			   const struct conffile_peer *cp)
 {
-	char host[NI_MAXHOST], serv[NI_MAXSERV];
-	socklen_t alen = peer->endpoint.addr.sa_family == AF_INET6 ?
-			 sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+	char buf[NI_MAXHOST];
+	const char *host = buf;
 	int family = peer->endpoint.addr.sa_family;
+	unsigned int port;
+	bool v6;
 
 	if ((peer->flags & CONFIG_PEER_HAS_ENDPOINT) && (family == AF_INET || family == AF_INET6)) {
-		if (getnameinfo(&peer->endpoint.addr, alen, host, sizeof(host), serv, sizeof(serv),
-				NI_DGRAM | NI_NUMERICHOST | NI_NUMERICSERV) == 0)
-			fprintf(f, strchr(host, ':') ? "Endpoint = [%s]:%s\n" : "Endpoint = %s:%s\n",
-				host, serv);
+		if (getnameinfo(&peer->endpoint.addr, family == AF_INET6 ?
+				sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in),
+				buf, sizeof(buf), NULL, 0, NI_DGRAM | NI_NUMERICHOST) != 0)
+			return;
+		/* sin_port and sin6_port are at the same offset. */
+		port = ntohs(peer->endpoint.in.sin_port);
 	} else if (cp && cp->endpoint_host) {
-		fprintf(f, strchr(cp->endpoint_host, ':') ? "Endpoint = [%s]:%u\n" :
-			"Endpoint = %s:%u\n", cp->endpoint_host, cp->endpoint_port);
+		host = cp->endpoint_host;
+		port = cp->endpoint_port;
+	} else {
+		return;
 	}
+	v6 = strchr(host, ':');
+	fprintf(f, "Endpoint = %s%s%s:%u\n", v6 ? "[" : "", host, v6 ? "]" : "", port);
 }
 
 static void print_peer(FILE *f, const struct config_peer *peer, const struct conffile_peer *cp)
@@ -719,19 +732,22 @@ static void print_peer(FILE *f, const struct config_peer *peer, const struct con
 		fprintf(f, "PersistentKeepalive = %u\n", peer->persistent_keepalive);
 }
 
+/* "Key = value" for each of the n strings of v. */
+static void print_strv(FILE *f, enum key k, char *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s = %s\n", key_names[k], v[i]);
+}
+
 /* wg-quick's own keys, in the order its save_config writes them. */
 static void print_quick(FILE *f, const struct conffile *cf)
 {
-	static const char *const hook_names[CONFFILE_NHOOKS] = {
-		"PreUp", "PostUp", "PreDown", "PostDown",
-	};
 	char ip[INET6_ADDRSTRLEN];
 
 	for (size_t i = 0; i < cf->addrs_len; i++)
 		if (inet_ntop(cf->addrs[i].family, cf->addrs[i].addr, ip, sizeof(ip)))
 			fprintf(f, "Address = %s/%u\n", ip, cf->addrs[i].prefixlen);
-	for (size_t i = 0; i < cf->dns_len; i++)
-		fprintf(f, "DNS = %s\n", cf->dns[i]);
+	print_strv(f, K_DNS, cf->dns, cf->dns_len);
 	if (cf->mtu)
 		fprintf(f, "MTU = %u\n", cf->mtu);
 	if (cf->table == CONFFILE_TABLE_OFF)
@@ -741,8 +757,7 @@ static void print_quick(FILE *f, const struct conffile *cf)
 	if (cf->save_config)
 		fprintf(f, "SaveConfig = true\n");
 	for (int h = 0; h < CONFFILE_NHOOKS; h++)
-		for (size_t i = 0; i < cf->hooks_len[h]; i++)
-			fprintf(f, "%s = %s\n", hook_names[h], cf->hooks[h][i]);
+		print_strv(f, K_PRE_UP + h, cf->hooks[h], cf->hooks_len[h]);
 }
 
 int conffile_print(FILE *f, const struct conffile *cf, enum conffile_format fmt)

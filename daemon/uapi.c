@@ -531,26 +531,23 @@ static int buf_key(struct uapi_buf *b, const char *name, const uint8_t key[CONFI
 
 /* ---- get ---- */
 
+/* `a.b.c.d:port`, `[v6]:port` or `[v6%scope]:port`.  A numeric scope: wg's
+ * getaddrinfo(AI_NUMERICHOST) takes it and wg show prints it back as the
+ * interface name.  "%.0u" of a zero scope prints nothing. */
 static int print_endpoint(struct uapi_buf *b, const union config_endpoint *ep)
 {
 	char host[INET6_ADDRSTRLEN];
+	bool v6 = ep->addr.sa_family == AF_INET6;
+	uint32_t scope = v6 ? ep->in6.sin6_scope_id : 0;
 
-	if (ep->addr.sa_family == AF_INET) {
-		if (!inet_ntop(AF_INET, &ep->in.sin_addr, host, sizeof(host)))
-			return -EINVAL;
-		return buf_printf(b, "endpoint=%s:%u\n", host, ntohs(ep->in.sin_port));
-	}
-	if (ep->addr.sa_family == AF_INET6) {
-		if (!inet_ntop(AF_INET6, &ep->in6.sin6_addr, host, sizeof(host)))
-			return -EINVAL;
-		/* A numeric scope: wg's getaddrinfo(AI_NUMERICHOST) takes it
-		 * and wg show prints it back as the interface name. */
-		if (ep->in6.sin6_scope_id)
-			return buf_printf(b, "endpoint=[%s%%%" PRIu32 "]:%u\n", host,
-					  ep->in6.sin6_scope_id, ntohs(ep->in6.sin6_port));
-		return buf_printf(b, "endpoint=[%s]:%u\n", host, ntohs(ep->in6.sin6_port));
-	}
-	return 0;	/* no endpoint known */
+	if (!v6 && ep->addr.sa_family != AF_INET)
+		return 0;	/* no endpoint known */
+	if (!inet_ntop(ep->addr.sa_family, v6 ? (const void *)&ep->in6.sin6_addr :
+		       (const void *)&ep->in.sin_addr, host, sizeof(host)))
+		return -EINVAL;
+	/* sin_port and sin6_port are at the same offset. */
+	return buf_printf(b, "endpoint=%s%s%s%.0" PRIu32 "%s:%u\n", v6 ? "[" : "", host,
+			  scope ? "%" : "", scope, v6 ? "]" : "", ntohs(ep->in.sin_port));
 }
 
 static int print_allowedip(struct uapi_buf *b, const struct config_allowedip *aip)
