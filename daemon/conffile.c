@@ -35,25 +35,11 @@ const char *conffile_rt_tables = "/etc/iproute2/rt_tables";
 
 /* ---- base64 of keys, in constant time ---- */
 
-/* 1 when a <= b, else 0, without a branch; a, b < 2^31. */
-static uint32_t ct_le(uint32_t a, uint32_t b)
-{
-	return ((b - a) >> 31) ^ 1;
-}
-
-/* The 6-bit value of one base64 character; *bad gets 1 if it is none. */
-static uint32_t b64_value(uint32_t c, uint32_t *bad)
-{
-	uint32_t up = ct_le('A', c) & ct_le(c, 'Z');
-	uint32_t lo = ct_le('a', c) & ct_le(c, 'z');
-	uint32_t dig = ct_le('0', c) & ct_le(c, '9');
-	uint32_t plus = ct_le('+', c) & ct_le(c, '+');
-	uint32_t slash = ct_le('/', c) & ct_le(c, '/');
-
-	*bad |= (up | lo | dig | plus | slash) ^ 1;
-	return ((c - 'A') & (0u - up)) | ((c - 'a' + 26) & (0u - lo)) |
-	       ((c - '0' + 52) & (0u - dig)) | (62 & (0u - plus)) | (63 & (0u - slash));
-}
+/* 'A'..'Z', 'a'..'z', '0'..'9', '+', '/': 0..63 */
+static const struct span_ct_range b64_digits[] = {
+	{ 'A', 'Z', -'A' }, { 'a', 'z', 26 - 'a' }, { '0', '9', 52 - '0' },
+	{ '+', '+', 62 - '+' }, { '/', '/', 63 - '/' },
+};
 
 bool conffile_key_from_base64(uint8_t key[CONFIG_KEY_LEN], const char *b64, size_t len)
 {
@@ -67,7 +53,7 @@ bool conffile_key_from_base64(uint8_t key[CONFIG_KEY_LEN], const char *b64, size
 		return false;
 	}
 	for (size_t i = 0; i < 43; i++) {
-		acc = (acc << 6) | b64_value((uint8_t)b64[i], &bad);
+		acc = (acc << 6) | span_ct_value((uint8_t)b64[i], b64_digits, 5, &bad);
 		if (i % 4 == 3) {
 			key[out++] = (uint8_t)(acc >> 16);
 			key[out++] = (uint8_t)(acc >> 8);
@@ -85,6 +71,12 @@ bool conffile_key_from_base64(uint8_t key[CONFIG_KEY_LEN], const char *b64, size
 	return !bad;
 }
 
+/* 1 when a <= b, else 0, without a branch; a, b < 2^31. */
+static uint32_t ct_le(uint32_t a, uint32_t b)
+{
+	return ((b - a) >> 31) ^ 1;
+}
+
 /* The base64 character of a 6-bit value v: 'A' + v, moved by each class
  * boundary v has passed ('a' - 26 - 'A' = 6, '0' - 52 - ('a' - 26) = -75,
  * '+' - 62 - ('0' - 52) = -15, '/' - 63 - ('+' - 62) = 3). */
@@ -96,21 +88,17 @@ static char b64_char(uint32_t v)
 
 void conffile_key_to_base64(char out[45], const uint8_t key[CONFIG_KEY_LEN])
 {
-	size_t o = 0;
+	/* Character j is bits 6j..6j+5 of the key (then two zero bits), read
+	 * from the 16 bits of its first byte and the next: the indices are
+	 * public, only the values are secret. */
+	for (size_t j = 0; j < 43; j++) {
+		size_t i = 6 * j / 8;
+		uint32_t w = (uint32_t)key[i] << 8 | (i + 1 < CONFIG_KEY_LEN ? key[i + 1] : 0);
 
-	for (size_t i = 0; i < 30; i += 3) {
-		uint32_t v = (uint32_t)key[i] << 16 | (uint32_t)key[i + 1] << 8 | key[i + 2];
-
-		for (int s = 18; s >= 0; s -= 6)
-			out[o++] = b64_char((v >> s) & 63);
+		out[j] = b64_char((w >> (10 - 6 * j % 8)) & 63);
 	}
-	uint32_t v = (uint32_t)key[30] << 10 | (uint32_t)key[31] << 2;
-
-	out[o++] = b64_char(v >> 12);
-	out[o++] = b64_char((v >> 6) & 63);
-	out[o++] = b64_char(v & 63);
-	out[o++] = '=';
-	out[o] = '\0';
+	out[43] = '=';
+	out[44] = '\0';
 }
 
 /* ---- the model ---- */

@@ -94,3 +94,19 @@ int span_endpoint(struct span v, struct span *host, uint16_t *port)
 	*port = (uint16_t)n;
 	return bracket ? AF_INET6 : AF_INET;
 }
+
+uint32_t span_ct_value(uint32_t c, const struct span_ct_range *r, size_t n, uint32_t *bad)
+{
+	uint32_t v = 0, in = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		/* All ones when lo <= c <= hi: neither difference is negative
+		 * (c, lo, hi < 256, so a negative one has bit 31 set). */
+		uint32_t m = (((c - r[i].lo) | (r[i].hi - c)) >> 31) - 1;
+
+		v |= m & (c + (uint32_t)(int32_t)r[i].add);
+		in |= m;
+	}
+	*bad |= (in & 1) ^ 1;
+	return v;
+}

@@ -53,4 +53,17 @@ int span_prefix(struct span s, bool strict, uint8_t addr[16], uint8_t *len);
  */
 int span_endpoint(struct span v, struct span *host, uint16_t *port);
 
+/*
+ * Constant-time decoding of one character of a key's text (hex, base64):
+ * the alphabet is a list of ranges lo..hi whose characters have the value
+ * c + add.  Every range is tried, whatever c is, and c picks no branch and
+ * no table entry; *bad gets 1 when c is in none.
+ */
+struct span_ct_range {
+	uint8_t lo, hi;
+	int8_t add;
+};
+
+uint32_t span_ct_value(uint32_t c, const struct span_ct_range *r, size_t n, uint32_t *bad);
+
 #endif

@@ -25,51 +25,30 @@
 
 /* ---- constant-time hex ---- */
 
-/* 1 if lo <= c <= hi, else 0, without a branch; c, lo, hi < 256. */
-static uint32_t ct_in_range(uint32_t c, uint32_t lo, uint32_t hi)
-{
-	/* (x - y) >> 31 is 1 exactly when x < y, for x, y < 2^31. */
-	uint32_t below_lo = (c - lo) >> 31;
-	uint32_t above_hi = (hi - c) >> 31;
-
-	return 1 ^ (below_lo | above_hi);
-}
-
-/* The value of one hex digit and, in *valid, 0 if it is not one. */
-static uint32_t ct_hex_digit(uint32_t c, uint32_t *valid)
-{
-	uint32_t is_dec = ct_in_range(c, '0', '9');
-	uint32_t is_low = ct_in_range(c, 'a', 'f');
-	uint32_t is_up = ct_in_range(c, 'A', 'F');
-
-	*valid &= is_dec | is_low | is_up;
-	return ((c - '0') & (0u - is_dec)) |
-	       ((c - 'a' + 10) & (0u - is_low)) |
-	       ((c - 'A' + 10) & (0u - is_up));
-}
+/* '0'..'9', 'a'..'f', 'A'..'F' */
+static const struct span_ct_range hex_digits[] = {
+	{ '0', '9', -'0' }, { 'a', 'f', 10 - 'a' }, { 'A', 'F', 10 - 'A' },
+};
 
 bool uapi_key_from_hex(uint8_t out[CONFIG_KEY_LEN], const char *hex, size_t len)
 {
-	uint32_t valid = 1;
-	uint8_t keep;
+	uint32_t bad = 0;
 
 	/* The length is public: branching on it leaks nothing. */
 	if (len != 2 * CONFIG_KEY_LEN) {
 		crypto_wipe(out, CONFIG_KEY_LEN);
 		return false;
 	}
-	for (size_t i = 0; i < CONFIG_KEY_LEN; i++) {
-		uint32_t hi = ct_hex_digit((uint8_t)hex[2 * i], &valid);
-		uint32_t lo = ct_hex_digit((uint8_t)hex[2 * i + 1], &valid);
+	for (size_t i = 0; i < 2 * CONFIG_KEY_LEN; i++) {
+		uint32_t d = span_ct_value((uint8_t)hex[i], hex_digits, 3, &bad);
 
-		out[i] = (uint8_t)((hi << 4) | lo);
+		out[i / 2] = (uint8_t)(i % 2 ? out[i / 2] | d : d << 4);
 	}
 	/* Invalid input leaves zeros, by mask rather than by a branch on
 	 * secret-derived data; the caller learns only valid/invalid. */
-	keep = (uint8_t)(0u - valid);
 	for (size_t i = 0; i < CONFIG_KEY_LEN; i++)
-		out[i] &= keep;
-	return valid;
+		out[i] &= (uint8_t)(bad - 1);
+	return !bad;
 }
 
 /* '0'..'9' for 0..9, 'a'..'f' for 10..15: 'a' - '0' - 10 = 39. */
@@ -496,7 +475,7 @@ static int buf_printf(struct uapi_buf *b, const char *fmt, ...)
 
 static int buf_printf(struct uapi_buf *b, const char *fmt, ...)
 {
-	char line[160];
+	char line[256];		/* a peer's counters are 187 bytes at most */
 	va_list ap;
 	int n;
 
@@ -576,14 +555,11 @@ static int print_peer(struct uapi_buf *b, const struct config_peer *peer)
 		ret = print_endpoint(b, &peer->endpoint);
 	if (!ret)
 		ret = buf_printf(b, "last_handshake_time_sec=%" PRId64 "\n"
-				 "last_handshake_time_nsec=%" PRId64 "\n",
-				 peer->last_handshake_sec, peer->last_handshake_nsec);
-	if (!ret)
-		ret = buf_printf(b, "tx_bytes=%" PRIu64 "\nrx_bytes=%" PRIu64 "\n",
-				 peer->tx_bytes, peer->rx_bytes);
-	if (!ret)
-		ret = buf_printf(b, "persistent_keepalive_interval=%u\n",
-				 peer->persistent_keepalive);
+				 "last_handshake_time_nsec=%" PRId64 "\n"
+				 "tx_bytes=%" PRIu64 "\nrx_bytes=%" PRIu64 "\n"
+				 "persistent_keepalive_interval=%u\n",
+				 peer->last_handshake_sec, peer->last_handshake_nsec,
+				 peer->tx_bytes, peer->rx_bytes, peer->persistent_keepalive);
 	for (size_t i = 0; !ret && i < peer->allowedips_len; i++)
 		ret = print_allowedip(b, &peer->allowedips[i]);
 	return ret;
