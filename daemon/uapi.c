@@ -295,13 +295,14 @@ static int parse_line(struct uapi_parser *p, const char *line, size_t len)
 
 		if (!span_eq(key, k->name))
 			continue;
-		if (p->peer == 0 && k->section == KS_DEVICE)
-			return parse_value(p, k, v, (uint8_t *)p->cfg, &p->cfg->flags);
-		if (p->peer != 0 && (k->section == KS_PEER || (k->section == KS_GET && p->get))) {
-			peer = &p->cfg->peers[p->peer - 1];
-			return parse_value(p, k, v, (uint8_t *)peer, &peer->flags);
-		}
-		break;
+		/* Interface keys before the first public_key, peer keys after
+		 * it, the counters in a get reply only. */
+		if (p->peer == 0 ? k->section != KS_DEVICE :
+		    k->section != KS_PEER && (k->section != KS_GET || !p->get))
+			break;
+		peer = p->peer ? &p->cfg->peers[p->peer - 1] : NULL;
+		return parse_value(p, k, v, peer ? (uint8_t *)peer : (uint8_t *)p->cfg,
+				   peer ? &peer->flags : &p->cfg->flags);
 	}
 	/* An unknown key, or one out of its place: a get reply's are skipped,
 	 * as wg skips them, so that newer daemons' keys do not break older
