@@ -28,25 +28,26 @@ bool span_copy(char *buf, size_t n, struct span s)
 
 bool span_num(struct span s, bool hex, uint64_t max, uint64_t *out)
 {
+	/* Overflow is caught without a 64-bit division (a libgcc call on
+	 * 32-bit targets): up to lim, v * base fits, and adding d wraps only
+	 * past UINT64_MAX / 10 * 10, to below d. */
+	uint64_t v = 0, lim = UINT64_MAX / 10;
 	unsigned int base = 10;
-	uint64_t v = 0;
 
 	if (hex && s.len > 2 && s.p[0] == '0' && (s.p[1] | 0x20) == 'x') {
 		base = 16;
+		lim = UINT64_MAX >> 4;
 		s.p += 2;
 		s.len -= 2;
 	}
 	if (s.len == 0)
 		return false;
 	for (size_t i = 0; i < s.len; i++) {
-		unsigned int c = (uint8_t)s.p[i], d = c - '0';
+		unsigned int c = (uint8_t)s.p[i] | 0x20, d = (uint8_t)s.p[i] - '0';
 
-		if (base == 16 && d > 9 && (c | 0x20) >= 'a' && (c | 0x20) <= 'f')
-			d = (c | 0x20) - 'a' + 10;
-		/* Overflow is caught without a 64-bit division (a libgcc call
-		 * on 32-bit targets): below these bounds v * base fits, and
-		 * adding d wraps only past UINT64_MAX / 10 * 10, to below d. */
-		if (d >= base || v > (base == 16 ? UINT64_MAX >> 4 : UINT64_MAX / 10))
+		if (d > 9 && base == 16 && c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		if (d >= base || v > lim)
 			return false;
 		v = v * base + d;
 		if (v < d || v > max)
