@@ -414,14 +414,22 @@ static int parse_key(struct parser *p, enum key k, struct span v)
 	struct conffile *cf = p->cf;
 	struct config_device *dev = &cf->dev;
 	struct config_peer *peer = dev->peers_len ? &dev->peers[dev->peers_len - 1] : NULL;
-	/* The numbers and words that values may be, read once for all keys:
+	/* The numbers and words that values may be, read once for the keys
+	 * that take them (never a key's or a hook's text: those may be
+	 * secret, and the number's digit loop branches on every byte).
 	 * FwMark and Table may be hexadecimal, up to 32 bits; the others'
 	 * numbers are decimal, up to 65535.  "off" is 0. */
 	bool hex = k == K_FWMARK || k == K_TABLE;
-	unsigned int w = find_name(v, words, W_COUNT);
+	unsigned int w = W_COUNT;
 	uint64_t n = 0;
-	bool num = span_num(v, hex, hex ? UINT32_MAX : 65535, &n);
+	bool num = false;
 	uint8_t *key;
+
+	if ((1u << k) & (1u << K_LISTEN_PORT | 1u << K_FWMARK | 1u << K_MTU | 1u << K_TABLE |
+			 1u << K_SAVE_CONFIG | 1u << K_KEEPALIVE)) {
+		w = find_name(v, words, W_COUNT);
+		num = span_num(v, hex, hex ? UINT32_MAX : 65535, &n);
+	}
 
 	switch (k) {
 	case K_PRIVATE_KEY:
