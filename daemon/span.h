@@ -28,9 +28,10 @@ bool span_eq_nocase(struct span s, const char *lit);
 bool span_copy(char *buf, size_t n, struct span s);
 
 /*
- * One or more decimal digits (leading zeros too) or, with hex, "0x" (either
- * case) and one or more hexadecimal digits; nothing else.  False unless the
- * value is at most max; *out is written only on success.
+ * One or more decimal digits (leading zeros too, as Go's strconv.ParseUint
+ * in wireguard-go takes them) or, with hex, "0x" (either case) and one or
+ * more hexadecimal digits; nothing else.  False unless the value is at most
+ * max; *out is written only on success.
  */
 bool span_num(struct span s, bool hex, uint64_t max, uint64_t *out);
 
