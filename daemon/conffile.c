@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "crypto/util.h"
+#include "daemon/span.h"
 
 #define CONFFILE_MAX (1u << 20)
 
@@ -34,25 +35,11 @@ const char *conffile_rt_tables = "/etc/iproute2/rt_tables";
 
 /* ---- base64 of keys, in constant time ---- */
 
-/* 1 when a <= b, else 0, without a branch; a, b < 2^31. */
-static uint32_t ct_le(uint32_t a, uint32_t b)
-{
-	return ((b - a) >> 31) ^ 1;
-}
-
-/* The 6-bit value of one base64 character; *bad gets 1 if it is none. */
-static uint32_t b64_value(uint32_t c, uint32_t *bad)
-{
-	uint32_t up = ct_le('A', c) & ct_le(c, 'Z');
-	uint32_t lo = ct_le('a', c) & ct_le(c, 'z');
-	uint32_t dig = ct_le('0', c) & ct_le(c, '9');
-	uint32_t plus = ct_le('+', c) & ct_le(c, '+');
-	uint32_t slash = ct_le('/', c) & ct_le(c, '/');
-
-	*bad |= (up | lo | dig | plus | slash) ^ 1;
-	return ((c - 'A') & (0u - up)) | ((c - 'a' + 26) & (0u - lo)) |
-	       ((c - '0' + 52) & (0u - dig)) | (62 & (0u - plus)) | (63 & (0u - slash));
-}
+/* 'A'..'Z', 'a'..'z', '0'..'9', '+', '/': 0..63 */
+static const struct span_ct_range b64_digits[] = {
+	{ 'A', 'Z', -'A' }, { 'a', 'z', 26 - 'a' }, { '0', '9', 52 - '0' },
+	{ '+', '+', 62 - '+' }, { '/', '/', 63 - '/' },
+};
 
 bool conffile_key_from_base64(uint8_t key[CONFIG_KEY_LEN], const char *b64, size_t len)
 {
@@ -66,7 +53,7 @@ bool conffile_key_from_base64(uint8_t key[CONFIG_KEY_LEN], const char *b64, size
 		return false;
 	}
 	for (size_t i = 0; i < 43; i++) {
-		acc = (acc << 6) | b64_value((uint8_t)b64[i], &bad);
+		acc = (acc << 6) | span_ct_value((uint8_t)b64[i], b64_digits, 5, &bad);
 		if (i % 4 == 3) {
 			key[out++] = (uint8_t)(acc >> 16);
 			key[out++] = (uint8_t)(acc >> 8);
@@ -84,6 +71,12 @@ bool conffile_key_from_base64(uint8_t key[CONFIG_KEY_LEN], const char *b64, size
 	return !bad;
 }
 
+/* 1 when a <= b, else 0, without a branch; a, b < 2^31. */
+static uint32_t ct_le(uint32_t a, uint32_t b)
+{
+	return ((b - a) >> 31) ^ 1;
+}
+
 /* The base64 character of a 6-bit value v: 'A' + v, moved by each class
  * boundary v has passed ('a' - 26 - 'A' = 6, '0' - 52 - ('a' - 26) = -75,
  * '+' - 62 - ('0' - 52) = -15, '/' - 63 - ('+' - 62) = 3). */
@@ -95,21 +88,17 @@ static char b64_char(uint32_t v)
 
 void conffile_key_to_base64(char out[45], const uint8_t key[CONFIG_KEY_LEN])
 {
-	size_t o = 0;
+	/* Character j is bits 6j..6j+5 of the key (then two zero bits), read
+	 * from the 16 bits of its first byte and the next: the indices are
+	 * public, only the values are secret. */
+	for (size_t j = 0; j < 43; j++) {
+		size_t i = 6 * j / 8;
+		uint32_t w = (uint32_t)key[i] << 8 | (i + 1 < CONFIG_KEY_LEN ? key[i + 1] : 0);
 
-	for (size_t i = 0; i < 30; i += 3) {
-		uint32_t v = (uint32_t)key[i] << 16 | (uint32_t)key[i + 1] << 8 | key[i + 2];
-
-		for (int s = 18; s >= 0; s -= 6)
-			out[o++] = b64_char((v >> s) & 63);
+		out[j] = b64_char((w >> (10 - 6 * j % 8)) & 63);
 	}
-	uint32_t v = (uint32_t)key[30] << 10 | (uint32_t)key[31] << 2;
-
-	out[o++] = b64_char(v >> 12);
-	out[o++] = b64_char((v >> 6) & 63);
-	out[o++] = b64_char(v & 63);
-	out[o++] = '=';
-	out[o] = '\0';
+	out[43] = '=';
+	out[44] = '\0';
 }
 
 /* ---- the model ---- */
@@ -145,11 +134,6 @@ void conffile_clear(struct conffile *cf)
 
 /* ---- parsing ---- */
 
-struct span {
-	const char *p;
-	size_t len;
-};
-
 enum section { SEC_NONE, SEC_INTERFACE, SEC_PEER };
 
 /* A key handler's "p->bad is not a valid value" (errors are negative). */
@@ -181,22 +165,25 @@ enum key {
 
 /* Each key's name as wg(8) and wg-quick(8) spell it, and what a valid value
  * is, for messages.  Hooks take any value. */
-static const char *const key_info[K_COUNT][2] = {
-	{ "PrivateKey", "a 44-character base64 key" },
-	{ "ListenPort", "0 to 65535" },
-	{ "FwMark", "off or a 32-bit number" },
-	{ "Address", "IP addresses with optional /prefix lengths" },
-	{ "MTU", "68 to 65535" },
-	{ "Table", "auto, off, a number or a name in iproute2's rt_tables" },
-	{ "DNS", "IP addresses and domain names" },
-	{ "PreUp", "" }, { "PostUp", "" }, { "PreDown", "" }, { "PostDown", "" },
-	{ "SaveConfig", "true or false" },
-	{ "PublicKey", "a 44-character base64 key" },
-	{ "PresharedKey", "a 44-character base64 key" },
-	{ "Endpoint", "host:port, IPv4:port or [IPv6]:port" },
-	{ "AllowedIPs", "IP addresses with optional /prefix lengths" },
-	{ "PersistentKeepalive", "off or 0 to 65535" },
+static const char *const key_names[K_COUNT] = {
+	"PrivateKey", "ListenPort", "FwMark",
+	"Address", "MTU", "Table", "DNS", "PreUp", "PostUp", "PreDown", "PostDown", "SaveConfig",
+	"PublicKey", "PresharedKey", "Endpoint", "AllowedIPs", "PersistentKeepalive",
 };
+static const char *const key_valid[K_COUNT] = {
+	"a 44-character base64 key", "0 to 65535", "off or a 32-bit number",
+	"IP addresses with optional /prefix lengths", "68 to 65535",
+	"auto, off, a number or a name in iproute2's rt_tables", "IP addresses and domain names",
+	"", "", "", "", "true or false",
+	"a 44-character base64 key", "a 44-character base64 key",
+	"host:port, IPv4:port or [IPv6]:port", "IP addresses with optional /prefix lengths",
+	"off or 0 to 65535",
+};
+
+/* The words some values may be, and the section headers. */
+enum word { W_OFF, W_AUTO, W_FALSE, W_TRUE, W_COUNT };
+static const char *const words[W_COUNT] = { "off", "auto", "false", "true" };
+static const char *const sections[] = { "[Interface]", "[Peer]" };
 
 static int perr(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -231,55 +218,17 @@ static struct span trim(struct span s)
 	return s;
 }
 
-static bool span_eq(struct span s, const char *lit)
-{
-	return strlen(lit) == s.len && strncasecmp(s.p, lit, s.len) == 0;
-}
-
 /* A value quoted in a message: at most 64 bytes of it. */
 #define SHOW(s) (int)((s).len < 64 ? (s).len : 64), (s).p
 
-/* Copies s into buf (n bytes) NUL-terminated; false if it does not fit. */
-static bool span_str(char *buf, size_t n, struct span s)
+/* The index of s in names (without regard to case), n if none. */
+static unsigned int find_name(struct span s, const char *const *names, unsigned int n)
 {
-	if (s.len >= n)
-		return false;
-	memcpy(buf, s.p, s.len);
-	buf[s.len] = '\0';
-	return true;
-}
+	unsigned int i = 0;
 
-/* Decimal, or hexadecimal after "0x" when hex; value <= max. */
-static bool parse_num(struct span s, bool hex, uint64_t max, uint64_t *out)
-{
-	unsigned int base = 10;
-	uint64_t v = 0;
-
-	if (hex && s.len > 2 && s.p[0] == '0' && (s.p[1] | 0x20) == 'x') {
-		base = 16;
-		s.p += 2;
-		s.len -= 2;
-	}
-	if (s.len == 0)
-		return false;
-	for (size_t i = 0; i < s.len; i++) {
-		unsigned int c = (uint8_t)s.p[i], d = c - '0';
-
-		if (base == 16 && d > 9 && (c | 0x20) >= 'a' && (c | 0x20) <= 'f')
-			d = (c | 0x20) - 'a' + 10;
-		if (d >= base || v > (max - d) / base)
-			return false;
-		v = v * base + d;
-	}
-	*out = v;
-	return true;
-}
-
-/* "off" or a number up to max. */
-static bool parse_off_num(struct span v, bool hex, uint64_t max, uint64_t *n)
-{
-	*n = 0;
-	return span_eq(v, "off") || parse_num(v, hex, max, n);
+	while (i < n && !span_eq_nocase(s, names[i]))
+		i++;
+	return i;
 }
 
 /* The next list item of *rest, items separated by commas and whitespace. */
@@ -296,23 +245,6 @@ static bool next_item(struct span *rest, struct span *item)
 	rest->p += i;
 	rest->len -= i;
 	return item->len > 0;
-}
-
-/* "addr[/len]", the full length when none is written; AF_UNSPEC if bad. */
-static int parse_prefix(struct span s, uint8_t addr[16], uint8_t *len)
-{
-	char buf[INET6_ADDRSTRLEN];
-	const char *slash = memchr(s.p, '/', s.len);
-	struct span a = { s.p, slash ? (size_t)(slash - s.p) : s.len };
-	int family = memchr(a.p, ':', a.len) ? AF_INET6 : AF_INET;
-	uint64_t bits = family == AF_INET ? 32 : 128;
-
-	if (!span_str(buf, sizeof(buf), a) || inet_pton(family, buf, addr) != 1)
-		return AF_UNSPEC;
-	if (slash && !parse_num((struct span){ slash + 1, s.len - a.len - 1 }, false, bits, &bits))
-		return AF_UNSPEC;
-	*len = (uint8_t)bits;
-	return family;
 }
 
 /* A host name as getaddrinfo() would look it up: letters, digits, '-', '.', '_'. */
@@ -353,33 +285,35 @@ static int parse_list(struct parser *p, enum key k, struct span v)
 
 	while (!ret && next_item(&v, &item)) {
 		struct config_allowedip aip = { 0 };
-		struct conffile_addr a = { 0 }, *na;
+		struct conffile_addr *na;
 		char buf[INET6_ADDRSTRLEN];
 
 		any = true;
 		p->bad = item;
 		if (k == K_DNS) {
 			/* Stored as written; resolvconf gets servers and domains. */
-			if (!is_host_name(item) && (!span_str(buf, sizeof(buf), item) ||
-			    inet_pton(AF_INET6, buf, a.addr) != 1))
+			if (!is_host_name(item) && (!span_copy(buf, sizeof(buf), item) ||
+			    inet_pton(AF_INET6, buf, aip.addr) != 1))
 				return BAD;
 			ret = strv_add(&cf->dns, &cf->dns_len, item);
-		} else if (k == K_ADDRESS) {
-			a.family = (uint8_t)parse_prefix(item, a.addr, &a.prefixlen);
-			if (a.family == AF_UNSPEC)
-				return BAD;
-			na = realloc(cf->addrs, (cf->addrs_len + 1) * sizeof(*na));
-			if (!na)
-				return -ENOMEM;
-			cf->addrs = na;
-			cf->addrs[cf->addrs_len++] = a;
-		} else {
-			aip.family = (uint8_t)parse_prefix(item, aip.addr, &aip.cidr);
-			if (aip.family == AF_UNSPEC)
-				return BAD;
+			continue;
+		}
+		aip.family = (uint8_t)span_prefix(item, false, aip.addr, &aip.cidr);
+		if (aip.family == AF_UNSPEC)
+			return BAD;
+		if (k == K_ALLOWED_IPS) {
 			config_allowedip_mask(&aip);
 			ret = config_peer_add_allowedip(&cf->dev.peers[cf->dev.peers_len - 1], &aip);
+			continue;
 		}
+		na = realloc(cf->addrs, (cf->addrs_len + 1) * sizeof(*na));
+		if (!na)
+			return -ENOMEM;
+		cf->addrs = na;
+		na += cf->addrs_len++;
+		na->family = aip.family;
+		na->prefixlen = aip.cidr;
+		memcpy(na->addr, aip.addr, sizeof(na->addr));
 	}
 	return ret ? ret : any ? 0 : BAD;
 }
@@ -397,7 +331,7 @@ static bool lookup_rt_table(struct span name, uint32_t *id)
 
 		if (next_item(&rest, &num) && next_item(&rest, &nm) &&
 		    nm.len == name.len && memcmp(nm.p, name.p, name.len) == 0 &&
-		    parse_num(num, true, UINT32_MAX, &n)) {
+		    span_num(num, true, UINT32_MAX, &n)) {
 			*id = (uint32_t)n;
 			found = true;
 		}
@@ -407,24 +341,18 @@ static bool lookup_rt_table(struct span name, uint32_t *id)
 	return found;
 }
 
-/* auto, off, a table number, or its name: iproute2's built-in ones
- * (default 253, main 254, local 255) or one of rt_tables. */
-static int parse_table(struct conffile *cf, struct span v)
+/* auto, off, a table number (num, n), or its name: iproute2's built-in
+ * ones (default 253, main 254, local 255) or one of rt_tables. */
+static int parse_table(struct conffile *cf, struct span v, unsigned int w, bool num, uint32_t n)
 {
-	static const char names[] = "default\0main\0local";
-	uint64_t n;
+	static const char *const names[] = { "default", "main", "local" };
 
-	cf->table = CONFFILE_TABLE_ID;
-	cf->table_id = 0;
-	if (span_eq(v, "auto")) {
-		cf->table = CONFFILE_TABLE_AUTO;
-	} else if (span_eq(v, "off")) {
-		cf->table = CONFFILE_TABLE_OFF;
-	} else if (parse_num(v, true, UINT32_MAX, &n)) {
-		cf->table_id = (uint32_t)n;
-	} else {
-		for (uint32_t i = 0, off = 0; i < 3; off += (uint32_t)strlen(names + off) + 1, i++)
-			if (v.len == strlen(names + off) && memcmp(v.p, names + off, v.len) == 0)
+	cf->table = w == W_AUTO ? CONFFILE_TABLE_AUTO :
+		    w == W_OFF ? CONFFILE_TABLE_OFF : CONFFILE_TABLE_ID;
+	cf->table_id = n;
+	if (cf->table == CONFFILE_TABLE_ID && !num) {
+		for (uint32_t i = 0; i < 3; i++)
+			if (span_eq(v, names[i]))
 				cf->table_id = 253 + i;
 		if (!cf->table_id)
 			lookup_rt_table(v, &cf->table_id);
@@ -459,32 +387,24 @@ static int parse_endpoint(struct conffile *cf, struct span v)
 	size_t i = cf->dev.peers_len - 1;
 	struct config_peer *peer = &cf->dev.peers[i];
 	struct conffile_peer *cp = &cf->peers[i];
-	bool bracket = v.p[0] == '[';
-	size_t colon = v.len;
 	struct span host;
-	uint64_t port;
+	uint16_t port;
+	int family = span_endpoint(v, &host, &port);
 	char buf[256];
 
-	while (colon > 0 && v.p[colon - 1] != ':')
-		colon--;
-	if (colon-- == 0 || colon < 1 + 2 * (size_t)bracket ||
-	    (bracket && v.p[colon - 1] != ']') ||
-	    !parse_num((struct span){ v.p + colon + 1, v.len - colon - 1 }, false, UINT16_MAX, &port))
-		return BAD;
-	host = (struct span){ v.p + bracket, colon - 2 * bracket };
-	if (!span_str(buf, sizeof(buf), host))
+	if (family == AF_UNSPEC || !span_copy(buf, sizeof(buf), host))
 		return BAD;
 	peer->flags &= ~CONFIG_PEER_HAS_ENDPOINT;
 	cp->endpoint_is_name = false;
-	if (numeric_host(buf, bracket ? AF_INET6 : AF_INET, (uint16_t)port, &peer->endpoint))
+	if (numeric_host(buf, family, port, &peer->endpoint))
 		peer->flags |= CONFIG_PEER_HAS_ENDPOINT;
-	else if (!bracket && is_host_name(host))
+	else if (family == AF_INET && is_host_name(host))
 		cp->endpoint_is_name = true;
 	else
 		return BAD;
 	free(cp->endpoint_host);
 	cp->endpoint_host = strdup(buf);
-	cp->endpoint_port = (uint16_t)port;
+	cp->endpoint_port = port;
 	return cp->endpoint_host ? 0 : -ENOMEM;
 }
 
@@ -494,56 +414,67 @@ static int parse_key(struct parser *p, enum key k, struct span v)
 	struct conffile *cf = p->cf;
 	struct config_device *dev = &cf->dev;
 	struct config_peer *peer = dev->peers_len ? &dev->peers[dev->peers_len - 1] : NULL;
-	uint64_t n;
+	/* The numbers and words that values may be, read once for the keys
+	 * that take them (never a key's or a hook's text: those may be
+	 * secret, and the number's digit loop branches on every byte).
+	 * FwMark and Table may be hexadecimal, up to 32 bits; the others'
+	 * numbers are decimal, up to 65535.  "off" is 0. */
+	bool hex = k == K_FWMARK || k == K_TABLE;
+	unsigned int w = W_COUNT;
+	uint64_t n = 0;
+	bool num = false;
+	uint8_t *key;
+
+	if ((1u << k) & (1u << K_LISTEN_PORT | 1u << K_FWMARK | 1u << K_MTU | 1u << K_TABLE |
+			 1u << K_SAVE_CONFIG | 1u << K_KEEPALIVE)) {
+		w = find_name(v, words, W_COUNT);
+		num = span_num(v, hex, hex ? UINT32_MAX : 65535, &n);
+	}
 
 	switch (k) {
 	case K_PRIVATE_KEY:
 		dev->flags |= CONFIG_DEVICE_HAS_PRIVATE_KEY;
-		return conffile_key_from_base64(dev->private_key, v.p, v.len) ? 0 : BAD;
+		key = dev->private_key;
+		break;
 	case K_LISTEN_PORT:
 		dev->flags |= CONFIG_DEVICE_HAS_LISTEN_PORT;
-		if (!parse_num(v, false, UINT16_MAX, &n))
-			return BAD;
 		dev->listen_port = (uint16_t)n;
-		return 0;
+		return num ? 0 : BAD;
 	case K_FWMARK:
 		dev->flags |= CONFIG_DEVICE_HAS_FWMARK;
-		if (!parse_off_num(v, true, UINT32_MAX, &n))
-			return BAD;
 		dev->fwmark = (uint32_t)n;
-		return 0;
+		return num || w == W_OFF ? 0 : BAD;
 	case K_MTU:
-		if (!parse_num(v, false, 65535, &n) || n < 68)
-			return BAD;
 		cf->mtu = (unsigned int)n;
-		return 0;
+		return num && n >= 68 ? 0 : BAD;
 	case K_TABLE:
-		return parse_table(cf, v);
+		return parse_table(cf, v, w, num, (uint32_t)n);
 	case K_PRE_UP:
 	case K_POST_UP:
 	case K_PRE_DOWN:
 	case K_POST_DOWN:
 		return strv_add(&cf->hooks[k - K_PRE_UP], &cf->hooks_len[k - K_PRE_UP], v);
 	case K_SAVE_CONFIG:
-		cf->save_config = span_eq(v, "true");
-		return cf->save_config || span_eq(v, "false") ? 0 : BAD;
+		cf->save_config = w == W_TRUE;
+		return w == W_TRUE || w == W_FALSE ? 0 : BAD;
 	case K_PUBLIC_KEY:
 		p->peer_has_key = true;
-		return conffile_key_from_base64(peer->public_key, v.p, v.len) ? 0 : BAD;
+		key = peer->public_key;
+		break;
 	case K_PRESHARED_KEY:
 		peer->flags |= CONFIG_PEER_HAS_PRESHARED_KEY;
-		return conffile_key_from_base64(peer->preshared_key, v.p, v.len) ? 0 : BAD;
+		key = peer->preshared_key;
+		break;
 	case K_ENDPOINT:
 		return parse_endpoint(cf, v);
 	case K_KEEPALIVE:
 		peer->flags |= CONFIG_PEER_HAS_KEEPALIVE;
-		if (!parse_off_num(v, false, UINT16_MAX, &n))
-			return BAD;
 		peer->persistent_keepalive = (uint16_t)n;
-		return 0;
+		return num || w == W_OFF ? 0 : BAD;
 	default:
 		return parse_list(p, k, v);
 	}
+	return conffile_key_from_base64(key, v.p, v.len) ? 0 : BAD;
 }
 
 static int end_peer(struct parser *p)
@@ -590,10 +521,12 @@ static int parse_section(struct parser *p, struct span s)
 
 	if (ret)
 		return ret;
-	if (span_eq(s, "[Peer]"))
+	switch (find_name(s, sections, 2)) {
+	case 1:
 		return start_peer(p);
-	if (!span_eq(s, "[Interface]"))
+	case 2:
 		return perr(p, "unknown section `%.*s'", SHOW(s));
+	}
 	if (p->seen_interface)
 		return perr(p, "a second [Interface]");
 	p->seen_interface = true;
@@ -604,7 +537,7 @@ static int parse_section(struct parser *p, struct span s)
 static int parse_line(struct parser *p, struct span s)
 {
 	const char *hash = memchr(s.p, '#', s.len);
-	const char *eq;
+	const char *eq, *why = NULL;
 	struct span key, v;
 	unsigned int k;
 	int ret;
@@ -623,8 +556,7 @@ static int parse_line(struct parser *p, struct span s)
 		return perr(p, "not a [Section] nor Key = value");
 	key = trim((struct span){ s.p, (size_t)(eq - s.p) });
 	v = trim((struct span){ eq + 1, (size_t)(s.p + s.len - eq - 1) });
-	for (k = 0; k < K_COUNT && !span_eq(key, key_info[k][0]); k++)
-		;
+	k = find_name(key, key_names, K_COUNT);
 	if (k == K_COUNT) {
 		/* Only the first word: "PrivateKey <key>=" must not print the key. */
 		for (key.len = 0; !is_space(key.p[key.len]) && key.p + key.len < eq; key.len++)
@@ -632,63 +564,35 @@ static int parse_line(struct parser *p, struct span s)
 		return perr(p, "unknown key `%.*s'", SHOW(key));
 	}
 	if (p->sec == SEC_NONE)
-		return perr(p, "%s before any section", key_info[k][0]);
-	if ((p->sec == SEC_PEER) != (k >= K_PUBLIC_KEY))
-		return perr(p, "%s is not a%s key", key_info[k][0],
-			    p->sec == SEC_PEER ? " [Peer]" : "n [Interface]");
-	if (p->fmt == CONFFILE_WG && k >= K_ADDRESS && k <= K_SAVE_CONFIG)
-		return perr(p, "%s is a wg-quick key, not one of wg's", key_info[k][0]);
-	if (v.len == 0 && k != K_ALLOWED_IPS)
-		return perr(p, "%s without a value", key_info[k][0]);
+		why = "before any section";
+	else if ((p->sec == SEC_PEER) != (k >= K_PUBLIC_KEY))
+		why = p->sec == SEC_PEER ? "is not a [Peer] key" : "is not an [Interface] key";
+	else if (p->fmt == CONFFILE_WG && k >= K_ADDRESS && k <= K_SAVE_CONFIG)
+		why = "is a wg-quick key, not one of wg's";
+	else if (v.len == 0 && k != K_ALLOWED_IPS)
+		why = "without a value";
+	if (why)
+		return perr(p, "%s %s", key_names[k], why);
 	p->bad = v;
 	ret = parse_key(p, k, v);
 	if (ret != BAD)
 		return ret;
 	if (k == K_PRIVATE_KEY || k == K_PRESHARED_KEY)
-		return perr(p, "invalid %s (%s)", key_info[k][0], key_info[k][1]);
-	return perr(p, "invalid %s `%.*s' (%s)", key_info[k][0], SHOW(p->bad), key_info[k][1]);
+		return perr(p, "invalid %s (%s)", key_names[k], key_valid[k]);
+	return perr(p, "invalid %s `%.*s' (%s)", key_names[k], SHOW(p->bad), key_valid[k]);
 }
 
-struct key_line {
-	uint8_t key[CONFIG_KEY_LEN];
-	unsigned int line;
-};
-
-static int key_line_cmp(const void *a, const void *b)
-{
-	const struct key_line *x = a, *y = b;
-	int c = memcmp(x->key, y->key, CONFIG_KEY_LEN);
-
-	return c ? c : (x->line > y->line) - (x->line < y->line);
-}
-
-/* The same PublicKey in two [Peer]s: sorted (public) keys, neighbours. */
+/* The same PublicKey in two [Peer]s. */
 static int check_duplicates(struct parser *p)
 {
-	const struct conffile *cf = p->cf;
-	size_t n = cf->dev.peers_len;
-	struct key_line *kl;
-	int ret = 0;
+	size_t first, second;
+	int ret = config_device_find_duplicate(&p->cf->dev, &first, &second);
 
-	if (n < 2)
-		return 0;
-	kl = calloc(n, sizeof(*kl));
-	if (!kl)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		memcpy(kl[i].key, cf->dev.peers[i].public_key, CONFIG_KEY_LEN);
-		kl[i].line = cf->peers[i].line;
-	}
-	qsort(kl, n, sizeof(*kl), key_line_cmp);
-	for (size_t i = 1; i < n && !ret; i++) {
-		if (memcmp(kl[i - 1].key, kl[i].key, CONFIG_KEY_LEN) == 0) {
-			p->line = kl[i].line;
-			ret = perr(p, "[Peer] with the PublicKey of the [Peer] at line %u",
-				   kl[i - 1].line);
-		}
-	}
-	free(kl);
-	return ret;
+	if (ret <= 0)
+		return ret;
+	p->line = p->cf->peers[second].line;
+	return perr(p, "[Peer] with the PublicKey of the [Peer] at line %u",
+		    p->cf->peers[first].line);
 }
 
 int conffile_parse(struct conffile *cf, const char *name, const char *text, size_t len,
@@ -747,10 +651,9 @@ int conffile_load(struct conffile *cf, const char *path, enum conffile_format fm
 	}
 	ret = len > CONFFILE_MAX ? -EFBIG : 0;
 out:
-	if (ret == -EFBIG)
-		snprintf(err, errlen, "%s: larger than 1 MiB", path);
-	else if (ret)
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+	if (ret)
+		snprintf(err, errlen, "%s: %s", path,
+			 ret == -EFBIG ? "larger than 1 MiB" : strerror(-ret));
 	else
 		ret = conffile_parse(cf, path, buf, len, fmt, err, errlen);
 	if (buf) {
@@ -780,20 +683,27 @@ static void print_key(FILE *f, const char *name, const uint8_t key[CONFIG_KEY_LE
 static void print_endpoint(FILE *f, const struct config_peer *peer,
 			   const struct conffile_peer *cp)
 {
-	char host[NI_MAXHOST], serv[NI_MAXSERV];
-	socklen_t alen = peer->endpoint.addr.sa_family == AF_INET6 ?
-			 sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+	char buf[NI_MAXHOST];
+	const char *host = buf;
 	int family = peer->endpoint.addr.sa_family;
+	unsigned int port;
+	bool v6;
 
 	if ((peer->flags & CONFIG_PEER_HAS_ENDPOINT) && (family == AF_INET || family == AF_INET6)) {
-		if (getnameinfo(&peer->endpoint.addr, alen, host, sizeof(host), serv, sizeof(serv),
-				NI_DGRAM | NI_NUMERICHOST | NI_NUMERICSERV) == 0)
-			fprintf(f, strchr(host, ':') ? "Endpoint = [%s]:%s\n" : "Endpoint = %s:%s\n",
-				host, serv);
+		if (getnameinfo(&peer->endpoint.addr, family == AF_INET6 ?
+				sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in),
+				buf, sizeof(buf), NULL, 0, NI_DGRAM | NI_NUMERICHOST) != 0)
+			return;
+		/* sin_port and sin6_port are at the same offset. */
+		port = ntohs(peer->endpoint.in.sin_port);
 	} else if (cp && cp->endpoint_host) {
-		fprintf(f, strchr(cp->endpoint_host, ':') ? "Endpoint = [%s]:%u\n" :
-			"Endpoint = %s:%u\n", cp->endpoint_host, cp->endpoint_port);
+		host = cp->endpoint_host;
+		port = cp->endpoint_port;
+	} else {
+		return;
 	}
+	v6 = strchr(host, ':');
+	fprintf(f, "Endpoint = %s%s%s:%u\n", v6 ? "[" : "", host, v6 ? "]" : "", port);
 }
 
 static void print_peer(FILE *f, const struct config_peer *peer, const struct conffile_peer *cp)
@@ -818,19 +728,22 @@ static void print_peer(FILE *f, const struct config_peer *peer, const struct con
 		fprintf(f, "PersistentKeepalive = %u\n", peer->persistent_keepalive);
 }
 
+/* "Key = value" for each of the n strings of v. */
+static void print_strv(FILE *f, enum key k, char *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s = %s\n", key_names[k], v[i]);
+}
+
 /* wg-quick's own keys, in the order its save_config writes them. */
 static void print_quick(FILE *f, const struct conffile *cf)
 {
-	static const char *const hook_names[CONFFILE_NHOOKS] = {
-		"PreUp", "PostUp", "PreDown", "PostDown",
-	};
 	char ip[INET6_ADDRSTRLEN];
 
 	for (size_t i = 0; i < cf->addrs_len; i++)
 		if (inet_ntop(cf->addrs[i].family, cf->addrs[i].addr, ip, sizeof(ip)))
 			fprintf(f, "Address = %s/%u\n", ip, cf->addrs[i].prefixlen);
-	for (size_t i = 0; i < cf->dns_len; i++)
-		fprintf(f, "DNS = %s\n", cf->dns[i]);
+	print_strv(f, K_DNS, cf->dns, cf->dns_len);
 	if (cf->mtu)
 		fprintf(f, "MTU = %u\n", cf->mtu);
 	if (cf->table == CONFFILE_TABLE_OFF)
@@ -840,8 +753,7 @@ static void print_quick(FILE *f, const struct conffile *cf)
 	if (cf->save_config)
 		fprintf(f, "SaveConfig = true\n");
 	for (int h = 0; h < CONFFILE_NHOOKS; h++)
-		for (size_t i = 0; i < cf->hooks_len[h]; i++)
-			fprintf(f, "%s = %s\n", hook_names[h], cf->hooks[h][i]);
+		print_strv(f, K_PRE_UP + h, cf->hooks[h], cf->hooks_len[h]);
 }
 
 int conffile_print(FILE *f, const struct conffile *cf, enum conffile_format fmt)

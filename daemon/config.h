@@ -117,6 +117,14 @@ void config_device_clear(struct config_device *dev);
 struct config_peer *config_device_add_peer(struct config_device *dev,
 					   const uint8_t public_key[CONFIG_KEY_LEN]);
 
+/*
+ * Two peers with the same public key: 1 with *first < *second their
+ * indices (of the smallest such key, its first two peers), 0 when every key
+ * is different, -ENOMEM.
+ */
+int config_device_find_duplicate(const struct config_device *dev, size_t *first,
+				 size_t *second);
+
 /* Appends a copy of *aip; 0 or -ENOMEM. */
 int config_peer_add_allowedip(struct config_peer *peer,
 			      const struct config_allowedip *aip);

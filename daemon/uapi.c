@@ -14,60 +14,41 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <net/if.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "crypto/util.h"
+#include "daemon/span.h"
 
 /* ---- constant-time hex ---- */
 
-/* 1 if lo <= c <= hi, else 0, without a branch; c, lo, hi < 256. */
-static uint32_t ct_in_range(uint32_t c, uint32_t lo, uint32_t hi)
-{
-	/* (x - y) >> 31 is 1 exactly when x < y, for x, y < 2^31. */
-	uint32_t below_lo = (c - lo) >> 31;
-	uint32_t above_hi = (hi - c) >> 31;
-
-	return 1 ^ (below_lo | above_hi);
-}
-
-/* The value of one hex digit and, in *valid, 0 if it is not one. */
-static uint32_t ct_hex_digit(uint32_t c, uint32_t *valid)
-{
-	uint32_t is_dec = ct_in_range(c, '0', '9');
-	uint32_t is_low = ct_in_range(c, 'a', 'f');
-	uint32_t is_up = ct_in_range(c, 'A', 'F');
-
-	*valid &= is_dec | is_low | is_up;
-	return ((c - '0') & (0u - is_dec)) |
-	       ((c - 'a' + 10) & (0u - is_low)) |
-	       ((c - 'A' + 10) & (0u - is_up));
-}
+/* '0'..'9', 'a'..'f', 'A'..'F' */
+static const struct span_ct_range hex_digits[] = {
+	{ '0', '9', -'0' }, { 'a', 'f', 10 - 'a' }, { 'A', 'F', 10 - 'A' },
+};
 
 bool uapi_key_from_hex(uint8_t out[CONFIG_KEY_LEN], const char *hex, size_t len)
 {
-	uint32_t valid = 1;
-	uint8_t keep;
+	uint32_t bad = 0;
 
 	/* The length is public: branching on it leaks nothing. */
 	if (len != 2 * CONFIG_KEY_LEN) {
 		crypto_wipe(out, CONFIG_KEY_LEN);
 		return false;
 	}
-	for (size_t i = 0; i < CONFIG_KEY_LEN; i++) {
-		uint32_t hi = ct_hex_digit((uint8_t)hex[2 * i], &valid);
-		uint32_t lo = ct_hex_digit((uint8_t)hex[2 * i + 1], &valid);
+	for (size_t i = 0; i < 2 * CONFIG_KEY_LEN; i++) {
+		uint32_t d = span_ct_value((uint8_t)hex[i], hex_digits, 3, &bad);
 
-		out[i] = (uint8_t)((hi << 4) | lo);
+		out[i / 2] = (uint8_t)(i % 2 ? out[i / 2] | d : d << 4);
 	}
 	/* Invalid input leaves zeros, by mask rather than by a branch on
 	 * secret-derived data; the caller learns only valid/invalid. */
-	keep = (uint8_t)(0u - valid);
 	for (size_t i = 0; i < CONFIG_KEY_LEN; i++)
-		out[i] &= keep;
-	return valid;
+		out[i] &= (uint8_t)(bad - 1);
+	return !bad;
 }
 
 /* '0'..'9' for 0..9, 'a'..'f' for 10..15: 'a' - '0' - 10 = 39. */
@@ -88,47 +69,6 @@ void uapi_key_to_hex(char out[2 * CONFIG_KEY_LEN], const uint8_t key[CONFIG_KEY_
 
 /* ---- values ---- */
 
-struct span {
-	const char *p;
-	size_t len;
-};
-
-static bool span_is(struct span s, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	return s.len == n && memcmp(s.p, lit, n) == 0;
-}
-
-/* Strict decimal: one or more digits, nothing else, value <= max.  Leading
- * zeros are accepted, as Go's strconv.ParseUint (wireguard-go) does. */
-static bool parse_dec(struct span s, uint64_t max, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (s.len == 0)
-		return false;
-	for (size_t i = 0; i < s.len; i++) {
-		unsigned int d = (uint8_t)s.p[i] - '0';
-
-		if (d > 9 || v > (max - d) / 10)
-			return false;
-		v = v * 10 + d;
-	}
-	*out = v;
-	return true;
-}
-
-/* Copies s into a NUL-terminated buffer of size n; false if it does not fit. */
-static bool span_copy(char *buf, size_t n, struct span s)
-{
-	if (s.len >= n)
-		return false;
-	memcpy(buf, s.p, s.len);
-	buf[s.len] = '\0';
-	return true;
-}
-
 /* `[v6]` or `[v6%scope]`, the brackets already removed. */
 static int parse_ipv6_host(struct uapi_parser *p, struct span host,
 			   struct sockaddr_in6 *sin6)
@@ -145,7 +85,7 @@ static int parse_ipv6_host(struct uapi_parser *p, struct span host,
 		addr.len = (size_t)(pct - host.p);
 		if (sc.len == 0)
 			return -EINVAL;
-		if (!parse_dec(sc, UINT32_MAX, &scope)) {
+		if (!span_num(sc, false, UINT32_MAX, &scope)) {
 			/* glibc's getnameinfo() in wg writes the interface
 			 * name for a link-local address. */
 			if (!span_copy(name, sizeof(name), sc) || !p->scope_index)
@@ -163,48 +103,28 @@ static int parse_ipv6_host(struct uapi_parser *p, struct span host,
 	return 0;
 }
 
-/* `a.b.c.d:port`, `[v6]:port` or `[v6%scope]:port`, numeric only. */
+/* `a.b.c.d:port`, `[v6]:port` or `[v6%scope]:port`, numeric only.  An
+ * unbracketed address with a ':' in it is an IPv6 one without brackets,
+ * which inet_pton(AF_INET) rejects. */
 static int parse_endpoint(struct uapi_parser *p, struct span v,
 			  union config_endpoint *ep)
 {
-	const char *colon;
-	struct span host, port;
-	uint64_t portnum;
+	struct span host;
+	uint16_t port;
 	char buf[INET_ADDRSTRLEN];
-	int ret;
+	int family = span_endpoint(v, &host, &port);
 
 	memset(ep, 0, sizeof(*ep));
-	if (v.len > 0 && v.p[0] == '[') {
-		const char *end = memchr(v.p, ']', v.len);
-
-		if (!end || (size_t)(end - v.p) + 1 >= v.len || end[1] != ':')
+	if (family == AF_INET6) {
+		if (parse_ipv6_host(p, host, &ep->in6) < 0)
 			return -EINVAL;
-		host = (struct span){ v.p + 1, (size_t)(end - v.p - 1) };
-		port = (struct span){ end + 2, v.len - (size_t)(end + 2 - v.p) };
-		if (!parse_dec(port, UINT16_MAX, &portnum))
-			return -EINVAL;
-		ret = parse_ipv6_host(p, host, &ep->in6);
-		if (ret < 0)
-			return ret;
-		ep->in6.sin6_port = htons((uint16_t)portnum);
-		return 0;
+	} else if (family == AF_UNSPEC || !span_copy(buf, sizeof(buf), host) ||
+		   inet_pton(AF_INET, buf, &ep->in.sin_addr) != 1) {
+		return -EINVAL;
 	}
-	/* An unbracketed address with more than one ':' is an IPv6 one
-	 * without brackets, which inet_pton(AF_INET) rejects below. */
-	colon = NULL;
-	for (size_t i = v.len; i > 0 && !colon; i--)
-		if (v.p[i - 1] == ':')
-			colon = &v.p[i - 1];
-	if (!colon)
-		return -EINVAL;
-	host = (struct span){ v.p, (size_t)(colon - v.p) };
-	port = (struct span){ colon + 1, v.len - (size_t)(colon + 1 - v.p) };
-	if (!parse_dec(port, UINT16_MAX, &portnum) ||
-	    !span_copy(buf, sizeof(buf), host) ||
-	    inet_pton(AF_INET, buf, &ep->in.sin_addr) != 1)
-		return -EINVAL;
-	ep->in.sin_family = AF_INET;
-	ep->in.sin_port = htons((uint16_t)portnum);
+	ep->addr.sa_family = (sa_family_t)family;
+	/* sin_port and sin6_port are at the same offset. */
+	ep->in.sin_port = htons(port);
 	return 0;
 }
 
@@ -216,44 +136,17 @@ static int parse_endpoint(struct uapi_parser *p, struct span v,
  */
 static int parse_allowedip(struct span v, struct config_allowedip *aip)
 {
-	char buf[INET6_ADDRSTRLEN];
-	const char *slash;
-	struct span addr, bits;
-	uint64_t cidr;
-	unsigned int max;
-
 	memset(aip, 0, sizeof(*aip));
 	if (v.len > 0 && v.p[0] == '-') {
 		aip->remove = true;
 		v.p++;
 		v.len--;
 	}
-	slash = memchr(v.p, '/', v.len);
-	if (!slash)
+	aip->family = (uint8_t)span_prefix(v, true, aip->addr, &aip->cidr);
+	if (aip->family == AF_UNSPEC)
 		return -EINVAL;
-	addr = (struct span){ v.p, (size_t)(slash - v.p) };
-	bits = (struct span){ slash + 1, v.len - addr.len - 1 };
-	if (!span_copy(buf, sizeof(buf), addr))
-		return -EINVAL;
-	if (memchr(addr.p, ':', addr.len)) {
-		aip->family = AF_INET6;
-		max = 128;
-	} else {
-		aip->family = AF_INET;
-		max = 32;
-	}
-	if (inet_pton(aip->family, buf, aip->addr) != 1)
-		return -EINVAL;
-	if ((bits.len > 1 && bits.p[0] == '0') || !parse_dec(bits, max, &cidr))
-		return -EINVAL;
-	aip->cidr = (uint8_t)cidr;
 	config_allowedip_mask(aip);
 	return 0;
-}
-
-static int parse_true(struct span v)
-{
-	return span_is(v, "true") ? 0 : -EINVAL;
 }
 
 /* ---- set ---- */
@@ -269,39 +162,55 @@ void uapi_parser_init(struct uapi_parser *p, struct config_device *cfg)
 	p->get = false;
 }
 
-static int parse_device_line(struct uapi_parser *p, struct span key, struct span v)
-{
-	struct config_device *dev = p->cfg;
-	uint64_t n;
+/* Where a key may appear: the interface's part, a peer's, a peer's in a get
+ * reply only (the counters). */
+enum key_section { KS_DEVICE, KS_PEER, KS_GET };
 
-	if (span_is(key, "private_key")) {
-		/* All zeros is valid and means "no private key" (in a set:
-		 * remove it; in a get reply, as printed: none). */
-		if (!uapi_key_from_hex(dev->private_key, v.p, v.len))
-			return -EINVAL;
-		if (p->get && crypto_is_zero(dev->private_key, CONFIG_KEY_LEN))
-			dev->flags &= ~(uint32_t)CONFIG_DEVICE_HAS_PRIVATE_KEY;
-		else
-			dev->flags |= CONFIG_DEVICE_HAS_PRIVATE_KEY;
-	} else if (span_is(key, "listen_port")) {
-		if (!parse_dec(v, UINT16_MAX, &n))
-			return -EINVAL;
-		dev->listen_port = (uint16_t)n;
-		dev->flags |= CONFIG_DEVICE_HAS_LISTEN_PORT;
-	} else if (span_is(key, "fwmark")) {
-		if (!parse_dec(v, UINT32_MAX, &n))
-			return -EINVAL;
-		dev->fwmark = (uint32_t)n;
-		dev->flags |= CONFIG_DEVICE_HAS_FWMARK;
-	} else if (span_is(key, "replace_peers")) {
-		if (parse_true(v) < 0)
-			return -EINVAL;
-		dev->flags |= CONFIG_DEVICE_REPLACE_PEERS;
-	} else {
-		return p->get ? 0 : -EINVAL;
-	}
-	return 0;
-}
+enum key_kind {
+	KK_KEY,		/* 64 hex digits */
+	KK_NUM,		/* decimal, at most nums[] of the key's num */
+	KK_TRUE,	/* "true" */
+	KK_VERSION,	/* "1": the only protocol version there is */
+	KK_ENDPOINT,
+	KK_ALLOWEDIP,
+};
+
+/* The largest value and the field's width of each KK_NUM key. */
+enum key_num { KN_U16, KN_U32, KN_S64, KN_NSEC, KN_U64 };
+static const uint64_t num_max[] = { UINT16_MAX, UINT32_MAX, INT64_MAX, 999999999, UINT64_MAX };
+
+struct key_def {
+	const char *name;
+	uint16_t off;		/* of the field in config_device or config_peer */
+	uint8_t section;	/* enum key_section */
+	uint8_t kind;		/* enum key_kind */
+	uint8_t flag;		/* the CONFIG_DEVICE_* or CONFIG_PEER_* it sets */
+	uint8_t num;		/* enum key_num, for KK_NUM */
+};
+
+#define DEV(f) offsetof(struct config_device, f)
+#define PEER(f) offsetof(struct config_peer, f)
+
+/* Every key but public_key, which starts a peer wherever it comes. */
+static const struct key_def key_defs[] = {
+	{ "private_key", DEV(private_key), KS_DEVICE, KK_KEY, CONFIG_DEVICE_HAS_PRIVATE_KEY, 0 },
+	{ "listen_port", DEV(listen_port), KS_DEVICE, KK_NUM, CONFIG_DEVICE_HAS_LISTEN_PORT, KN_U16 },
+	{ "fwmark", DEV(fwmark), KS_DEVICE, KK_NUM, CONFIG_DEVICE_HAS_FWMARK, KN_U32 },
+	{ "replace_peers", 0, KS_DEVICE, KK_TRUE, CONFIG_DEVICE_REPLACE_PEERS, 0 },
+	{ "remove", 0, KS_PEER, KK_TRUE, CONFIG_PEER_REMOVE, 0 },
+	{ "update_only", 0, KS_PEER, KK_TRUE, CONFIG_PEER_UPDATE_ONLY, 0 },
+	{ "preshared_key", PEER(preshared_key), KS_PEER, KK_KEY, CONFIG_PEER_HAS_PRESHARED_KEY, 0 },
+	{ "endpoint", PEER(endpoint), KS_PEER, KK_ENDPOINT, CONFIG_PEER_HAS_ENDPOINT, 0 },
+	{ "persistent_keepalive_interval", PEER(persistent_keepalive), KS_PEER, KK_NUM,
+	  CONFIG_PEER_HAS_KEEPALIVE, KN_U16 },
+	{ "replace_allowed_ips", 0, KS_PEER, KK_TRUE, CONFIG_PEER_REPLACE_ALLOWEDIPS, 0 },
+	{ "allowed_ip", 0, KS_PEER, KK_ALLOWEDIP, 0, 0 },
+	{ "protocol_version", 0, KS_PEER, KK_VERSION, 0, 0 },
+	{ "last_handshake_time_sec", PEER(last_handshake_sec), KS_GET, KK_NUM, 0, KN_S64 },
+	{ "last_handshake_time_nsec", PEER(last_handshake_nsec), KS_GET, KK_NUM, 0, KN_NSEC },
+	{ "rx_bytes", PEER(rx_bytes), KS_GET, KK_NUM, 0, KN_U64 },
+	{ "tx_bytes", PEER(tx_bytes), KS_GET, KK_NUM, 0, KN_U64 },
+};
 
 static int parse_public_key(struct uapi_parser *p, struct span v)
 {
@@ -315,80 +224,51 @@ static int parse_public_key(struct uapi_parser *p, struct span v)
 	return 0;
 }
 
-/* The counters of a get reply; anything else there is skipped. */
-static int parse_get_only(struct config_peer *peer, struct span key, struct span v)
+/* The value of key k into the device (no peer yet) or the current peer,
+ * base, whose flags are *flags. */
+static int parse_value(struct uapi_parser *p, const struct key_def *k, struct span v,
+		       uint8_t *base, uint32_t *flags)
 {
-	uint64_t n;
-
-	if (span_is(key, "last_handshake_time_sec")) {
-		if (!parse_dec(v, INT64_MAX, &n))
-			return -EINVAL;
-		peer->last_handshake_sec = (int64_t)n;
-	} else if (span_is(key, "last_handshake_time_nsec")) {
-		if (!parse_dec(v, 999999999, &n))
-			return -EINVAL;
-		peer->last_handshake_nsec = (int64_t)n;
-	} else if (span_is(key, "rx_bytes")) {
-		if (!parse_dec(v, UINT64_MAX, &peer->rx_bytes))
-			return -EINVAL;
-	} else if (span_is(key, "tx_bytes")) {
-		if (!parse_dec(v, UINT64_MAX, &peer->tx_bytes))
-			return -EINVAL;
-	}
-	return 0;
-}
-
-static int parse_peer_line(struct uapi_parser *p, struct span key, struct span v)
-{
-	struct config_peer *peer = &p->cfg->peers[p->peer - 1];
+	void *field = base + k->off;
 	struct config_allowedip aip;
 	uint64_t n;
-	int ret;
 
-	if (span_is(key, "remove")) {
-		if (parse_true(v) < 0)
+	switch (k->kind) {
+	case KK_KEY:
+		/* All zeros is valid: in a set it removes the key; in a get
+		 * reply, as printed, it means none. */
+		if (!uapi_key_from_hex(field, v.p, v.len))
 			return -EINVAL;
-		peer->flags |= CONFIG_PEER_REMOVE;
-	} else if (span_is(key, "update_only")) {
-		if (parse_true(v) < 0)
-			return -EINVAL;
-		peer->flags |= CONFIG_PEER_UPDATE_ONLY;
-	} else if (span_is(key, "preshared_key")) {
-		if (!uapi_key_from_hex(peer->preshared_key, v.p, v.len))
-			return -EINVAL;
-		/* In a get reply zeros mean "none"; in a set, "remove it". */
-		if (p->get && crypto_is_zero(peer->preshared_key, CONFIG_KEY_LEN))
-			peer->flags &= ~(uint32_t)CONFIG_PEER_HAS_PRESHARED_KEY;
+		if (p->get && crypto_is_zero(field, CONFIG_KEY_LEN))
+			*flags &= ~(uint32_t)k->flag;
 		else
-			peer->flags |= CONFIG_PEER_HAS_PRESHARED_KEY;
-	} else if (span_is(key, "endpoint")) {
-		ret = parse_endpoint(p, v, &peer->endpoint);
-		if (ret < 0)
-			return ret;
-		peer->flags |= CONFIG_PEER_HAS_ENDPOINT;
-	} else if (span_is(key, "persistent_keepalive_interval")) {
-		if (!parse_dec(v, UINT16_MAX, &n))
+			*flags |= k->flag;
+		return 0;
+	case KK_NUM:
+		if (!span_num(v, false, num_max[k->num], &n))
 			return -EINVAL;
-		peer->persistent_keepalive = (uint16_t)n;
-		peer->flags |= CONFIG_PEER_HAS_KEEPALIVE;
-	} else if (span_is(key, "replace_allowed_ips")) {
-		if (parse_true(v) < 0)
+		if (k->num == KN_U16)
+			*(uint16_t *)field = (uint16_t)n;
+		else if (k->num == KN_U32)
+			*(uint32_t *)field = (uint32_t)n;
+		else
+			*(uint64_t *)field = n;	/* int64_t fields take the same bits */
+		break;
+	case KK_TRUE:
+	case KK_VERSION:
+		if (!span_eq(v, k->kind == KK_TRUE ? "true" : "1"))
 			return -EINVAL;
-		peer->flags |= CONFIG_PEER_REPLACE_ALLOWEDIPS;
-	} else if (span_is(key, "allowed_ip")) {
-		ret = parse_allowedip(v, &aip);
-		if (ret < 0)
-			return ret;
-		return config_peer_add_allowedip(peer, &aip);
-	} else if (span_is(key, "protocol_version")) {
-		/* Version 1 is the only one that exists. */
-		if (!span_is(v, "1"))
+		break;
+	case KK_ENDPOINT:
+		if (parse_endpoint(p, v, field) < 0)
 			return -EINVAL;
-	} else if (p->get) {
-		return parse_get_only(peer, key, v);
-	} else {
-		return -EINVAL;
+		break;
+	default:
+		if (parse_allowedip(v, &aip) < 0)
+			return -EINVAL;
+		return config_peer_add_allowedip((struct config_peer *)base, &aip);
 	}
+	*flags |= k->flag;
 	return 0;
 }
 
@@ -396,6 +276,7 @@ static int parse_line(struct uapi_parser *p, const char *line, size_t len)
 {
 	const char *eq;
 	struct span key, v;
+	struct config_peer *peer;
 
 	if (len == 0)
 		return -EPROTO;
@@ -407,11 +288,26 @@ static int parse_line(struct uapi_parser *p, const char *line, size_t len)
 	key = (struct span){ line, (size_t)(eq - line) };
 	v = (struct span){ eq + 1, len - key.len - 1 };
 
-	if (span_is(key, "public_key"))
+	if (span_eq(key, "public_key"))
 		return parse_public_key(p, v);
-	if (p->peer == 0)
-		return parse_device_line(p, key, v);
-	return parse_peer_line(p, key, v);
+	for (size_t i = 0; i < sizeof(key_defs) / sizeof(key_defs[0]); i++) {
+		const struct key_def *k = &key_defs[i];
+
+		if (!span_eq(key, k->name))
+			continue;
+		/* Interface keys before the first public_key, peer keys after
+		 * it, the counters in a get reply only. */
+		if (p->peer == 0 ? k->section != KS_DEVICE :
+		    k->section != KS_PEER && (k->section != KS_GET || !p->get))
+			break;
+		peer = p->peer ? &p->cfg->peers[p->peer - 1] : NULL;
+		return parse_value(p, k, v, peer ? (uint8_t *)peer : (uint8_t *)p->cfg,
+				   peer ? &peer->flags : &p->cfg->flags);
+	}
+	/* An unknown key, or one out of its place: a get reply's are skipped,
+	 * as wg skips them, so that newer daemons' keys do not break older
+	 * clients. */
+	return p->get ? 0 : -EINVAL;
 }
 
 int uapi_parse_set_line(struct uapi_parser *p, const char *line, size_t len)
@@ -425,40 +321,16 @@ int uapi_parse_set_line(struct uapi_parser *p, const char *line, size_t len)
 	return p->err;
 }
 
-static int key_cmp(const void *a, const void *b)
-{
-	return memcmp(a, b, CONFIG_KEY_LEN);
-}
-
-/* A public key named twice: sort a copy of the (public) keys, compare
- * neighbours.  O(n log n), so a message with many peers stays cheap. */
-static int check_duplicate_peers(const struct config_device *dev)
-{
-	uint8_t (*keys)[CONFIG_KEY_LEN];
-	int ret = 0;
-
-	if (dev->peers_len < 2)
-		return 0;
-	keys = calloc(dev->peers_len, sizeof(*keys));
-	if (!keys)
-		return -ENOMEM;
-	for (size_t i = 0; i < dev->peers_len; i++)
-		memcpy(keys[i], dev->peers[i].public_key, CONFIG_KEY_LEN);
-	qsort(keys, dev->peers_len, sizeof(*keys), key_cmp);
-	for (size_t i = 1; i < dev->peers_len; i++) {
-		if (memcmp(keys[i - 1], keys[i], CONFIG_KEY_LEN) == 0) {
-			ret = -EINVAL;
-			break;
-		}
-	}
-	free(keys);
-	return ret;
-}
-
 int uapi_parse_set_finish(struct uapi_parser *p)
 {
-	if (p->err == 0)
-		p->err = check_duplicate_peers(p->cfg);
+	size_t first, second;
+	int ret;
+
+	/* A public key named twice is an error (-EINVAL). */
+	if (p->err == 0) {
+		ret = config_device_find_duplicate(p->cfg, &first, &second);
+		p->err = ret > 0 ? -EINVAL : ret;
+	}
 	return p->err;
 }
 
@@ -499,7 +371,7 @@ static int parse_reply_errno(struct span v)
 		v.p++;
 		v.len--;
 	}
-	if (!parse_dec(v, INT32_MAX, &n))
+	if (!span_num(v, false, INT32_MAX, &n))
 		return -EPROTO;
 	return -(int)n;
 }
@@ -604,7 +476,7 @@ static int buf_printf(struct uapi_buf *b, const char *fmt, ...)
 
 static int buf_printf(struct uapi_buf *b, const char *fmt, ...)
 {
-	char line[160];
+	char line[256];		/* a peer's counters are 187 bytes at most */
 	va_list ap;
 	int n;
 
@@ -639,26 +511,23 @@ static int buf_key(struct uapi_buf *b, const char *name, const uint8_t key[CONFI
 
 /* ---- get ---- */
 
+/* `a.b.c.d:port`, `[v6]:port` or `[v6%scope]:port`.  A numeric scope: wg's
+ * getaddrinfo(AI_NUMERICHOST) takes it and wg show prints it back as the
+ * interface name.  "%.0u" of a zero scope prints nothing. */
 static int print_endpoint(struct uapi_buf *b, const union config_endpoint *ep)
 {
 	char host[INET6_ADDRSTRLEN];
+	bool v6 = ep->addr.sa_family == AF_INET6;
+	uint32_t scope = v6 ? ep->in6.sin6_scope_id : 0;
 
-	if (ep->addr.sa_family == AF_INET) {
-		if (!inet_ntop(AF_INET, &ep->in.sin_addr, host, sizeof(host)))
-			return -EINVAL;
-		return buf_printf(b, "endpoint=%s:%u\n", host, ntohs(ep->in.sin_port));
-	}
-	if (ep->addr.sa_family == AF_INET6) {
-		if (!inet_ntop(AF_INET6, &ep->in6.sin6_addr, host, sizeof(host)))
-			return -EINVAL;
-		/* A numeric scope: wg's getaddrinfo(AI_NUMERICHOST) takes it
-		 * and wg show prints it back as the interface name. */
-		if (ep->in6.sin6_scope_id)
-			return buf_printf(b, "endpoint=[%s%%%" PRIu32 "]:%u\n", host,
-					  ep->in6.sin6_scope_id, ntohs(ep->in6.sin6_port));
-		return buf_printf(b, "endpoint=[%s]:%u\n", host, ntohs(ep->in6.sin6_port));
-	}
-	return 0;	/* no endpoint known */
+	if (!v6 && ep->addr.sa_family != AF_INET)
+		return 0;	/* no endpoint known */
+	if (!inet_ntop(ep->addr.sa_family, v6 ? (const void *)&ep->in6.sin6_addr :
+		       (const void *)&ep->in.sin_addr, host, sizeof(host)))
+		return -EINVAL;
+	/* sin_port and sin6_port are at the same offset. */
+	return buf_printf(b, "endpoint=%s%s%s%.0" PRIu32 "%s:%u\n", v6 ? "[" : "", host,
+			  scope ? "%" : "", scope, v6 ? "]" : "", ntohs(ep->in.sin_port));
 }
 
 static int print_allowedip(struct uapi_buf *b, const struct config_allowedip *aip)
@@ -687,14 +556,11 @@ static int print_peer(struct uapi_buf *b, const struct config_peer *peer)
 		ret = print_endpoint(b, &peer->endpoint);
 	if (!ret)
 		ret = buf_printf(b, "last_handshake_time_sec=%" PRId64 "\n"
-				 "last_handshake_time_nsec=%" PRId64 "\n",
-				 peer->last_handshake_sec, peer->last_handshake_nsec);
-	if (!ret)
-		ret = buf_printf(b, "tx_bytes=%" PRIu64 "\nrx_bytes=%" PRIu64 "\n",
-				 peer->tx_bytes, peer->rx_bytes);
-	if (!ret)
-		ret = buf_printf(b, "persistent_keepalive_interval=%u\n",
-				 peer->persistent_keepalive);
+				 "last_handshake_time_nsec=%" PRId64 "\n"
+				 "tx_bytes=%" PRIu64 "\nrx_bytes=%" PRIu64 "\n"
+				 "persistent_keepalive_interval=%u\n",
+				 peer->last_handshake_sec, peer->last_handshake_nsec,
+				 peer->tx_bytes, peer->rx_bytes, peer->persistent_keepalive);
 	for (size_t i = 0; !ret && i < peer->allowedips_len; i++)
 		ret = print_allowedip(b, &peer->allowedips[i]);
 	return ret;
