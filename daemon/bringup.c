@@ -103,26 +103,28 @@ static int bringup_run(char *const argv[], const char *input, struct loop *l, bo
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
-	sigset_t none, dfl;
-	int in[2] = { -1, -1 }, st, ret;
+	sigset_t set;
+	int in[2] = { -1, -1 }, st, ret = 0;
 	pid_t pid;
 
-	if (input && pipe2(in, O_CLOEXEC) < 0)
-		return -errno;
-	sigemptyset(&none);
-	sigemptyset(&dfl);
-	sigaddset(&dfl, SIGPIPE);
+	/* The attributes copy the set: empty as the mask, then SIGPIPE's default. */
+	sigemptyset(&set);
 	posix_spawnattr_init(&attr);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &dfl);
+	posix_spawnattr_setsigmask(&attr, &set);
+	sigaddset(&set, SIGPIPE);
+	posix_spawnattr_setsigdefault(&attr, &set);
 	posix_spawn_file_actions_init(&fa);
-	if (input)
+	if (input) {
+		ret = pipe2(in, O_CLOEXEC) < 0 ? -errno : 0;
+		/* On failure in[0] is -1: refused, and nothing is spawned. */
 		posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
-	ret = -posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ);
+	}
+	if (!ret)
+		ret = -posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
-	if (input) {
+	if (in[0] >= 0) {
 		close(in[0]);
 		/* A few hundred bytes: the pipe holds them without blocking. */
 		if (!ret && write(in[1], input, strlen(input)) < 0)

@@ -131,36 +131,6 @@ static void netcfg_describe(char *buf, size_t size, const struct netcfg_obj *o)
 	snprintf(buf, size, "route %s/%u to table %s", a, o->len, t);
 }
 
-/* Attributes of one message by type (libmnl's usual table). */
-#define NETCFG_ATTRS 64
-
-static int netcfg_attr_cb(const struct nlattr *attr, void *data)
-{
-	const struct nlattr **tb = data;
-	uint16_t type = mnl_attr_get_type(attr);
-
-	if (type < NETCFG_ATTRS)
-		tb[type] = attr;
-	return MNL_CB_OK;
-}
-
-static uint32_t netcfg_u32(const struct nlattr *attr, uint32_t absent)
-{
-	if (!attr || mnl_attr_get_payload_len(attr) != sizeof(uint32_t))
-		return absent;
-	return mnl_attr_get_u32(attr);
-}
-
-static struct nlmsghdr *netcfg_msg(struct netcfg *nc, void *buf, uint16_t type, uint16_t flags)
-{
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-
-	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
-	nlh->nlmsg_seq = ++nc->nl.seq;
-	return nlh;
-}
-
 /* A table number goes in the header when it fits, and always as an attribute. */
 static uint8_t netcfg_table8(uint32_t table)
 {
@@ -175,13 +145,19 @@ static int netcfg_send(struct netcfg *nc, const struct netcfg_obj *o, bool add)
 		[NETCFG_ROUTE] = { RTM_DELROUTE, RTM_NEWROUTE },
 		[NETCFG_RULE] = { RTM_DELRULE, RTM_NEWRULE },
 	};
+	static const uint8_t hdrlen[] = {
+		[NETCFG_ADDR] = sizeof(struct ifaddrmsg),
+		[NETCFG_ROUTE] = sizeof(struct rtmsg),
+		[NETCFG_RULE] = sizeof(struct fib_rule_hdr),
+	};
 	uint8_t buf[256] __attribute__((aligned(4)));
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
 	size_t alen = netcfg_alen(o->family);
-	struct nlmsghdr *nlh = netcfg_msg(nc, buf, types[o->kind][add],
-					  NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_EXCL : 0));
+	void *hdr = netlink_msg(&nc->nl, buf, types[o->kind][add],
+				NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_EXCL : 0), hdrlen[o->kind]);
 
 	if (o->kind == NETCFG_ADDR) {
-		struct ifaddrmsg *ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+		struct ifaddrmsg *ifa = hdr;
 
 		ifa->ifa_family = o->family;
 		ifa->ifa_prefixlen = o->len;
@@ -191,7 +167,7 @@ static int netcfg_send(struct netcfg *nc, const struct netcfg_obj *o, bool add)
 		mnl_attr_put(nlh, IFA_LOCAL, alen, o->addr);
 		mnl_attr_put(nlh, IFA_ADDRESS, alen, o->addr);
 	} else if (o->kind == NETCFG_ROUTE) {
-		struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+		struct rtmsg *rtm = hdr;
 
 		rtm->rtm_family = o->family;
 		rtm->rtm_dst_len = o->len;
@@ -205,7 +181,7 @@ static int netcfg_send(struct netcfg *nc, const struct netcfg_obj *o, bool add)
 			mnl_attr_put(nlh, RTA_DST, alen, o->addr);
 		mnl_attr_put_u32(nlh, RTA_OIF, (uint32_t)nc->nl.ifindex);
 	} else {
-		struct fib_rule_hdr *frh = mnl_nlmsg_put_extra_header(nlh, sizeof(*frh));
+		struct fib_rule_hdr *frh = hdr;
 
 		frh->family = o->family;
 		frh->table = netcfg_table8(o->table);
@@ -234,7 +210,7 @@ struct netcfg_dump {
 
 static int netcfg_route_cb(const struct nlmsghdr *nlh, void *data)
 {
-	const struct nlattr *tb[NETCFG_ATTRS] = { 0 };
+	const struct nlattr *tb[NETLINK_ATTRS];
 	struct netcfg_dump *d = data;
 	const struct netcfg_obj *w = d->want;
 	const struct rtmsg *rtm;
@@ -242,14 +218,14 @@ static int netcfg_route_cb(const struct nlmsghdr *nlh, void *data)
 	if (nlh->nlmsg_type != RTM_NEWROUTE || nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*rtm)))
 		return MNL_CB_OK;
 	rtm = mnl_nlmsg_get_payload(nlh);
-	mnl_attr_parse(nlh, sizeof(*rtm), netcfg_attr_cb, tb);
-	if (rtm->rtm_family != w->family || netcfg_u32(tb[RTA_TABLE], rtm->rtm_table) != w->table)
+	netlink_parse(nlh, sizeof(*rtm), tb);
+	if (rtm->rtm_family != w->family || netlink_u32(tb[RTA_TABLE], rtm->rtm_table) != w->table)
 		return MNL_CB_OK;
 	if (!d->ifindex) {
 		d->found = true;	/* any route in the table */
 		return MNL_CB_OK;
 	}
-	if (rtm->rtm_dst_len != w->len || netcfg_u32(tb[RTA_OIF], 0) != (uint32_t)d->ifindex)
+	if (rtm->rtm_dst_len != w->len || netlink_u32(tb[RTA_OIF], 0) != (uint32_t)d->ifindex)
 		return MNL_CB_OK;
 	if (!w->len || (tb[RTA_DST] && mnl_attr_get_payload_len(tb[RTA_DST]) == netcfg_alen(w->family) &&
 			!memcmp(mnl_attr_get_payload(tb[RTA_DST]), w->addr, netcfg_alen(w->family))))
@@ -266,8 +242,8 @@ static int netcfg_route_exists(struct netcfg *nc, const struct netcfg_obj *w, in
 {
 	uint8_t buf[256] __attribute__((aligned(4)));
 	struct netcfg_dump d = { .want = w, .ifindex = ifindex };
-	struct nlmsghdr *nlh = netcfg_msg(nc, buf, RTM_GETROUTE, NLM_F_DUMP);
-	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	struct rtmsg *rtm = netlink_msg(&nc->nl, buf, RTM_GETROUTE, NLM_F_DUMP, sizeof(*rtm));
 	int ret;
 
 	rtm->rtm_family = w->family;
@@ -289,15 +265,15 @@ static int netcfg_route_exists(struct netcfg *nc, const struct netcfg_obj *w, in
  */
 static int netcfg_rule_cb(const struct nlmsghdr *nlh, void *data)
 {
-	const struct nlattr *tb[NETCFG_ATTRS] = { 0 };
+	const struct nlattr *tb[NETLINK_ATTRS];
 	struct netcfg_dump *d = data;
 	uint32_t prio;
 
 	if (nlh->nlmsg_type != RTM_NEWRULE || nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct fib_rule_hdr)) ||
 	    ((const struct fib_rule_hdr *)mnl_nlmsg_get_payload(nlh))->family != d->want->family)
 		return MNL_CB_OK;
-	mnl_attr_parse(nlh, sizeof(struct fib_rule_hdr), netcfg_attr_cb, tb);
-	prio = netcfg_u32(tb[FRA_PRIORITY], 0);
+	netlink_parse(nlh, sizeof(struct fib_rule_hdr), tb);
+	prio = netlink_u32(tb[FRA_PRIORITY], 0);
 	if (d->seen++ == 1)
 		d->prio = prio ? prio - 1 : 0;
 	return MNL_CB_OK;
@@ -308,12 +284,11 @@ static int netcfg_rule_prio(struct netcfg *nc, const struct netcfg_obj *w, uint3
 {
 	uint8_t buf[64] __attribute__((aligned(4)));
 	struct netcfg_dump d = { .want = w };
-	struct nlmsghdr *nlh = netcfg_msg(nc, buf, RTM_GETRULE, NLM_F_DUMP);
-	struct fib_rule_hdr *frh = mnl_nlmsg_put_extra_header(nlh, sizeof(*frh));
+	struct fib_rule_hdr *frh = netlink_msg(&nc->nl, buf, RTM_GETRULE, NLM_F_DUMP, sizeof(*frh));
 	int ret;
 
 	frh->family = w->family;
-	ret = netlink_request(nlh, netcfg_rule_cb, &d);
+	ret = netlink_request((struct nlmsghdr *)buf, netcfg_rule_cb, &d);
 	*prio = d.prio;
 	return ret;
 }
@@ -326,16 +301,18 @@ struct netcfg_path {
 
 static int netcfg_path_cb(const struct nlmsghdr *nlh, void *data)
 {
-	const struct nlattr *tb[NETCFG_ATTRS] = { 0 }, *mx[NETCFG_ATTRS] = { 0 };
+	const struct nlattr *tb[NETLINK_ATTRS], *mx;
 	struct netcfg_path *p = data;
 
 	if (nlh->nlmsg_type != RTM_NEWROUTE || nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct rtmsg)))
 		return MNL_CB_OK;
-	mnl_attr_parse(nlh, sizeof(struct rtmsg), netcfg_attr_cb, tb);
+	netlink_parse(nlh, sizeof(struct rtmsg), tb);
+	p->mtu = 0;
 	if (tb[RTA_METRICS])
-		mnl_attr_parse_nested(tb[RTA_METRICS], netcfg_attr_cb, mx);
-	p->mtu = netcfg_u32(mx[RTAX_MTU], 0);
-	p->oif = netcfg_u32(tb[RTA_OIF], 0);
+		mnl_attr_for_each_nested(mx, tb[RTA_METRICS])
+			if (mnl_attr_get_type(mx) == RTAX_MTU)
+				p->mtu = netlink_u32(mx, 0);
+	p->oif = netlink_u32(tb[RTA_OIF], 0);
 	return MNL_CB_OK;
 }
 
@@ -347,8 +324,8 @@ static int netcfg_path_cb(const struct nlmsghdr *nlh, void *data)
 static unsigned int netcfg_path_mtu(struct netcfg *nc, const union config_endpoint *ep, uint32_t mark)
 {
 	uint8_t buf[128] __attribute__((aligned(4)));
-	struct nlmsghdr *nlh = netcfg_msg(nc, buf, RTM_GETROUTE, NLM_F_ACK);
-	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	struct rtmsg *rtm = netlink_msg(&nc->nl, buf, RTM_GETROUTE, NLM_F_ACK, sizeof(*rtm));
 	struct netcfg_path p = { 0 };
 	struct netlink_event ev;
 	struct netlink link = { 0 };
