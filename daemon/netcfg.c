@@ -107,28 +107,19 @@ static const struct netcfg_obj *netcfg_find(const struct netcfg_obj *arr, size_t
 /* "address 10.0.0.1/24", "route 10.0.0.0/24 to table main", "IPv6 rule ...". */
 static void netcfg_describe(char *buf, size_t size, const struct netcfg_obj *o)
 {
-	char a[INET6_ADDRSTRLEN] = "?", t[16];
+	char a[INET6_ADDRSTRLEN] = "?";
 
 	if (o->kind == NETCFG_RULE) {
-		const char *fam = o->family == AF_INET ? "IPv4" : "IPv6";
-
-		if (o->rule == NETCFG_RULE_NOT_FWMARK)
-			snprintf(buf, size, "%s rule not fwmark %" PRIu32 " table %" PRIu32, fam,
-				 o->tunnel, o->table);
-		else
-			snprintf(buf, size, "%s rule table main suppress_prefixlength 0", fam);
+		snprintf(buf, size, o->rule == NETCFG_RULE_NOT_FWMARK ?
+			 "%s rule not fwmark %" PRIu32 " table %" PRIu32 :
+			 "%s rule table main suppress_prefixlength 0",
+			 o->family == AF_INET ? "IPv4" : "IPv6", o->tunnel, o->table);
 		return;
 	}
 	inet_ntop(o->family, o->addr, a, sizeof(a));
-	if (o->kind == NETCFG_ADDR) {
-		snprintf(buf, size, "address %s/%u", a, o->len);
-		return;
-	}
-	if (o->table == RT_TABLE_MAIN)
-		snprintf(t, sizeof(t), "main");
-	else
-		snprintf(t, sizeof(t), "%" PRIu32, o->table);
-	snprintf(buf, size, "route %s/%u to table %s", a, o->len, t);
+	snprintf(buf, size, o->kind == NETCFG_ADDR ? "address %s/%u" :
+		 o->table == RT_TABLE_MAIN ? "route %s/%u to table main" :
+		 "route %s/%u to table %" PRIu32, a, o->len, o->table);
 }
 
 /* A table number goes in the header when it fits, and always as an attribute. */
@@ -440,34 +431,28 @@ static int netcfg_record(struct netcfg *nc, const struct netcfg_obj *o)
 	return 0;
 }
 
-static int netcfg_fail(char *err, size_t errlen, const char *verb, const struct netcfg_obj *o, int ret)
+/*
+ * With ret 0, logs "VERB WHAT" ("added address 10.0.0.1/24"); with ret
+ * -errno, puts "cannot VERB WHAT: reason" in err.  Returns ret.
+ */
+static int netcfg_report(const struct netcfg_obj *o, const char *verb, int ret, char *err,
+			 size_t errlen)
 {
 	char what[96];
 
 	netcfg_describe(what, sizeof(what), o);
-	snprintf(err, errlen, "cannot %s %s: %s", verb, what, strerror(-ret));
-	return ret;
-}
-
-/* Removes o; one that is gone already (the admin's doing, or its link's) counts as removed. */
-static int netcfg_remove(struct netcfg *nc, const struct netcfg_obj *o)
-{
-	int ret = netcfg_send(nc, o, false);
-	char what[96];
-
-	if (ret == -ESRCH || ret == -ENOENT || ret == -EADDRNOTAVAIL || ret == -ENODEV)
-		ret = 0;
-	if (!ret) {
-		netcfg_describe(what, sizeof(what), o);
-		log_info("removed %s", what);
-	}
+	if (ret < 0)
+		snprintf(err, errlen, "cannot %s %s: %s", verb, what, strerror(-ret));
+	else
+		log_info("%s %s", verb, what);
 	return ret;
 }
 
 /*
- * Removes what we added that want (sorted) lacks, the last added first.
- * A reload stops at the first failure; teardown (want NULL) logs it and
- * goes on.  What could not be removed stays recorded.
+ * Removes what we added that want (sorted) lacks, the last added first;
+ * one that is gone already (the admin's doing, or its link's) counts as
+ * removed.  A reload stops at the first failure; teardown (want NULL)
+ * logs it and goes on.  What could not be removed stays recorded.
  */
 static int netcfg_remove_unwanted(struct netcfg *nc, const struct netcfg_obj *want, size_t want_len,
 				  char *err, size_t errlen)
@@ -476,19 +461,20 @@ static int netcfg_remove_unwanted(struct netcfg *nc, const struct netcfg_obj *wa
 	int ret = 0, r;
 
 	for (i = nc->objs_len; i-- > 0;) {
-		struct netcfg_obj o = nc->objs[i];
+		const struct netcfg_obj *o = &nc->objs[i];
 
-		if (!(want && ret) && !netcfg_find(want, want_len, &o)) {
-			r = netcfg_remove(nc, &o);
-			if (!r)
+		if (!(want && ret) && !netcfg_find(want, want_len, o)) {
+			r = netcfg_send(nc, o, false);
+			if (r == -ESRCH || r == -ENOENT || r == -EADDRNOTAVAIL || r == -ENODEV)
+				r = 0;
+			if (!netcfg_report(o, r ? "remove" : "removed", r, err, errlen))
 				continue;
-			netcfg_fail(err, errlen, "remove", &o, r);
 			if (!want)
 				log_error("%s", err);
 			ret = r;
 		}
 		/* Kept: packed at the end, from i upwards (already read). */
-		nc->objs[nc->objs_len - 1 - kept++] = o;
+		nc->objs[nc->objs_len - 1 - kept++] = *o;
 	}
 	if (kept)
 		memmove(nc->objs, nc->objs + nc->objs_len - kept, kept * sizeof(*nc->objs));
@@ -506,33 +492,29 @@ static int netcfg_remove_unwanted(struct netcfg *nc, const struct netcfg_obj *wa
  */
 static int netcfg_add(struct netcfg *nc, struct netcfg_obj *o, size_t known, char *err, size_t errlen)
 {
+	const char *verb = "list the rules for";
 	bool found = false;
-	char what[96];
-	int ret;
+	int ret = 0;
 
 	if (netcfg_find(nc->objs, known, o))
 		return 0;
-	if (o->kind == NETCFG_RULE) {
+	if (o->kind == NETCFG_RULE)
 		ret = netcfg_rule_prio(nc, o, &o->prio);
+	if (!ret) {
+		verb = "add";
+		ret = netcfg_send(nc, o, true);
+		if (ret == -EEXIST && (o->kind != NETCFG_ROUTE ||
+				       (!netcfg_route_exists(nc, o, nc->nl.ifindex, &found) && found)))
+			return 0;
+	}
+	if (!ret) {
+		netcfg_report(o, "added", 0, err, errlen);
+		verb = "record";
+		ret = netcfg_record(nc, o);
 		if (ret < 0)
-			return netcfg_fail(err, errlen, "list the rules for", o, ret);
+			netcfg_send(nc, o, false);
 	}
-	ret = netcfg_send(nc, o, true);
-	if (ret == -EEXIST && o->kind != NETCFG_ROUTE)
-		return 0;
-	if (ret == -EEXIST && o->kind == NETCFG_ROUTE &&
-	    !netcfg_route_exists(nc, o, nc->nl.ifindex, &found) && found)
-		return 0;
-	if (ret < 0)
-		return netcfg_fail(err, errlen, "add", o, ret);
-	netcfg_describe(what, sizeof(what), o);
-	log_info("added %s", what);
-	ret = netcfg_record(nc, o);
-	if (ret < 0) {
-		netcfg_send(nc, o, false);
-		return netcfg_fail(err, errlen, "record", o, ret);
-	}
-	return 0;
+	return ret < 0 ? netcfg_report(o, verb, ret, err, errlen) : 0;
 }
 
 /* The MTU (given, or wg-quick's default) and the link up. */
@@ -632,40 +614,40 @@ static int netcfg_src_valid(struct netcfg *nc, bool on, char *err, size_t errlen
 }
 
 /*
- * What w asks for, sorted and without duplicates, into want (room for
- * every address and route and the six objects of a full tunnel).
+ * What w asks for, sorted and without duplicates, into want (zeroed, with
+ * room for every address and route and the six objects of a full tunnel).
  */
 static int netcfg_wanted(struct netcfg *nc, const struct netcfg_want *w, struct netcfg_obj *want,
 			 size_t *want_len, bool full[2], uint32_t *table, char *err, size_t errlen)
 {
 	bool ipv6 = netcfg_ipv6_enabled(nc), skipped = false;
-	size_t i, n = 0, m;
-	int ret, f;
+	size_t i, n = 0, m, na = w->addrs_len;
+	size_t nr = w->table == CONFFILE_TABLE_OFF ? 0 : w->routes_len;
+	int ret, f, k;
 
-	for (i = 0; i < w->addrs_len; i++) {
-		const struct conffile_addr *a = &w->addrs[i];
+	/* The addresses, then the routes; only the fields that are not 0 are set. */
+	for (i = 0; i < na + nr; i++) {
+		struct netcfg_obj *o = &want[n];
+		const uint8_t *addr;
 
-		if (a->family != AF_INET && (a->family != AF_INET6 || !ipv6)) {
-			skipped |= a->family == AF_INET6;
-			continue;
+		if (i < na) {
+			o->family = w->addrs[i].family;
+			o->len = w->addrs[i].prefixlen;
+			addr = w->addrs[i].addr;
+		} else {
+			o->kind = NETCFG_ROUTE;
+			o->family = w->routes[i - na].family;
+			o->len = w->routes[i - na].cidr;
+			o->table = w->table == CONFFILE_TABLE_AUTO ? RT_TABLE_MAIN : w->table_id;
+			addr = w->routes[i - na].addr;
 		}
-		want[n] = (struct netcfg_obj){ .kind = NETCFG_ADDR, .family = a->family, .len = a->prefixlen };
-		memcpy(want[n++].addr, a->addr, sizeof(a->addr));
-	}
-	for (i = 0; w->table != CONFFILE_TABLE_OFF && i < w->routes_len; i++) {
-		const struct config_allowedip *r = &w->routes[i];
-
-		if (r->family != AF_INET && (r->family != AF_INET6 || !ipv6)) {
-			skipped |= r->family == AF_INET6;
-			continue;
-		}
-		if (w->table == CONFFILE_TABLE_AUTO && !r->cidr) {
-			full[r->family == AF_INET6] = true;
-			continue;
-		}
-		want[n] = (struct netcfg_obj){ .kind = NETCFG_ROUTE, .family = r->family, .len = r->cidr,
-			.table = w->table == CONFFILE_TABLE_AUTO ? RT_TABLE_MAIN : w->table_id };
-		memcpy(want[n++].addr, r->addr, sizeof(r->addr));
+		if (o->family != AF_INET && (o->family != AF_INET6 || !ipv6))
+			skipped |= o->family == AF_INET6;
+		else if (o->kind == NETCFG_ROUTE && w->table == CONFFILE_TABLE_AUTO && !o->len)
+			full[o->family == AF_INET6] = true;
+		else
+			memcpy(want[n++].addr, addr, sizeof(o->addr));
+		memset(&want[n], 0, sizeof(want[n]));
 	}
 	if (skipped && !nc->warned_ipv6) {
 		log_error("IPv6 is disabled on %s: its addresses, routes and rules are skipped", nc->ifname);
@@ -680,21 +662,22 @@ static int netcfg_wanted(struct netcfg *nc, const struct netcfg_want *w, struct 
 			return ret;
 	}
 	/*
-	 * Per family with a /0: the default route into T and the two rules.
-	 * A new rule goes before the others, so the suppress rule, added
-	 * second, is consulted first (main's routes win, but its default).
-	 * It belongs to its T: with another T both are added again, in order.
+	 * Per family with a /0: the default route into T and the two rules
+	 * (k is the enum netcfg_rule of a rule).  A new rule goes before the
+	 * others, so the suppress rule, added second, is consulted first
+	 * (main's routes win, but its default).  It belongs to its T: with
+	 * another T both are added again, in order.
 	 */
 	for (f = 0; f < 2; f++) {
-		uint8_t fam = f ? AF_INET6 : AF_INET;
+		for (k = 0; full[f] && k < 3; k++) {
+			struct netcfg_obj *o = &want[n++];
 
-		if (!full[f])
-			continue;
-		want[n++] = (struct netcfg_obj){ .kind = NETCFG_ROUTE, .family = fam, .table = *table };
-		want[n++] = (struct netcfg_obj){ .kind = NETCFG_RULE, .family = fam,
-			.rule = NETCFG_RULE_NOT_FWMARK, .table = *table, .tunnel = *table };
-		want[n++] = (struct netcfg_obj){ .kind = NETCFG_RULE, .family = fam,
-			.rule = NETCFG_RULE_SUPPRESS, .table = RT_TABLE_MAIN, .tunnel = *table };
+			o->kind = k ? NETCFG_RULE : NETCFG_ROUTE;
+			o->family = f ? AF_INET6 : AF_INET;
+			o->rule = (uint8_t)k;
+			o->table = k == NETCFG_RULE_SUPPRESS ? RT_TABLE_MAIN : *table;
+			o->tunnel = k ? *table : 0;
+		}
 	}
 	qsort(want, n, sizeof(*want), netcfg_cmp);
 	for (i = m = 0; i < n; i++)

@@ -66,21 +66,25 @@ void netlink_parse(const struct nlmsghdr *nlh, size_t hdrlen, const struct nlatt
 	mnl_attr_parse(nlh, (unsigned int)hdrlen, netlink_attr_cb, tb);
 }
 
+/* Attributes are 4-byte aligned and in host order: the u32 is read in place. */
 uint32_t netlink_u32(const struct nlattr *attr, uint32_t absent)
 {
-	if (!attr || mnl_attr_get_payload_len(attr) != sizeof(uint32_t))
+	if (!attr || attr->nla_len != MNL_ATTR_HDRLEN + sizeof(uint32_t))
 		return absent;
-	return mnl_attr_get_u32(attr);
+	return *(const uint32_t *)((const uint8_t *)attr + MNL_ATTR_HDRLEN);
 }
 
+/* As mnl_nlmsg_put_header() and mnl_nlmsg_put_extra_header() together. */
 void *netlink_msg(struct netlink *nl, void *buf, uint16_t type, uint16_t flags, size_t hdrlen)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlmsghdr *nlh = buf;
 
+	memset(buf, 0, MNL_NLMSG_HDRLEN + MNL_ALIGN(hdrlen));
+	nlh->nlmsg_len = (uint32_t)(MNL_NLMSG_HDRLEN + MNL_ALIGN(hdrlen));
 	nlh->nlmsg_type = type;
 	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
 	nlh->nlmsg_seq = ++nl->seq;
-	return mnl_nlmsg_put_extra_header(nlh, hdrlen);
+	return (uint8_t *)buf + MNL_NLMSG_HDRLEN;
 }
 
 struct netlink_ctx {
