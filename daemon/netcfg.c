@@ -122,6 +122,9 @@ static void netcfg_describe(char *buf, size_t size, const struct netcfg_obj *o)
 		 "route %s/%u to table %" PRIu32, a, o->len, o->table);
 }
 
+_Static_assert(RTA_TABLE < NETLINK_ATTRS && RTA_METRICS < NETLINK_ATTRS && RTAX_MTU < NETLINK_ATTRS &&
+	       FRA_PRIORITY < NETLINK_ATTRS, "netlink_parse() keeps the attributes read here");
+
 /* A table number goes in the header when it fits, and always as an attribute. */
 static uint8_t netcfg_table8(uint32_t table)
 {
@@ -292,17 +295,15 @@ struct netcfg_path {
 
 static int netcfg_path_cb(const struct nlmsghdr *nlh, void *data)
 {
-	const struct nlattr *tb[NETLINK_ATTRS], *mx;
+	const struct nlattr *tb[NETLINK_ATTRS], *mx[NETLINK_ATTRS] = { 0 };
 	struct netcfg_path *p = data;
 
 	if (nlh->nlmsg_type != RTM_NEWROUTE || nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct rtmsg)))
 		return MNL_CB_OK;
 	netlink_parse(nlh, sizeof(struct rtmsg), tb);
-	p->mtu = 0;
 	if (tb[RTA_METRICS])
-		mnl_attr_for_each_nested(mx, tb[RTA_METRICS])
-			if (mnl_attr_get_type(mx) == RTAX_MTU)
-				p->mtu = netlink_u32(mx, 0);
+		netlink_parse_nested(tb[RTA_METRICS], mx);
+	p->mtu = netlink_u32(mx[RTAX_MTU], 0);
 	p->oif = netlink_u32(tb[RTA_OIF], 0);
 	return MNL_CB_OK;
 }
@@ -359,27 +360,11 @@ static unsigned int netcfg_default_mtu(struct netcfg *nc, const struct netcfg_wa
 	return best > NETCFG_OVERHEAD ? best - NETCFG_OVERHEAD : NETCFG_MTU_DEFAULT;
 }
 
-/* IPv6 is usable on our link (the kernel has it and it is not disabled). */
-static bool netcfg_ipv6_enabled(const struct netcfg *nc)
-{
-	char path[64 + IFNAMSIZ], c = '1';
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/disable_ipv6", nc->ifname);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	if (read(fd, &c, 1) != 1)
-		c = '1';
-	close(fd);
-	return c == '0';
-}
-
-/* net.ipv4.conf.all.src_valid_mark: 0 or 1, or -errno. */
-static int netcfg_src_valid_mark(int set)
+/* A sysctl of 0 or 1 under /proc/sys: read (set < 0) or set; 0 or 1, or -errno. */
+static int netcfg_sysctl(const char *path, int set)
 {
 	char c = (char)('0' + set);
-	int fd = open(NETCFG_SRC_VALID_MARK, (set < 0 ? O_RDONLY : O_WRONLY) | O_CLOEXEC), ret;
+	int fd = open(path, (set < 0 ? O_RDONLY : O_WRONLY) | O_CLOEXEC), ret;
 
 	if (fd < 0)
 		return -errno;
@@ -387,6 +372,15 @@ static int netcfg_src_valid_mark(int set)
 	ret = ret == 1 ? c != '0' : ret < 0 ? -errno : -EIO;
 	close(fd);
 	return ret;
+}
+
+/* IPv6 is usable on our link (the kernel has it and it is not disabled). */
+static bool netcfg_ipv6_enabled(const struct netcfg *nc)
+{
+	char path[64 + IFNAMSIZ];
+
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/disable_ipv6", nc->ifname);
+	return netcfg_sysctl(path, -1) == 0;
 }
 
 int netcfg_create(struct netcfg **out, int ifindex, const char *ifname)
@@ -597,14 +591,14 @@ static int netcfg_src_valid(struct netcfg *nc, bool on, char *err, size_t errlen
 	int ret = 0;
 
 	if (on && nc->old_src_valid_mark < 0) {
-		ret = netcfg_src_valid_mark(-1);
+		ret = netcfg_sysctl(NETCFG_SRC_VALID_MARK, -1);
 		if (ret == 0) {
-			ret = netcfg_src_valid_mark(1);
+			ret = netcfg_sysctl(NETCFG_SRC_VALID_MARK, 1);
 			if (ret >= 0)
 				nc->old_src_valid_mark = 0;
 		}
 	} else if (!on && nc->old_src_valid_mark >= 0) {
-		ret = netcfg_src_valid_mark(nc->old_src_valid_mark);
+		ret = netcfg_sysctl(NETCFG_SRC_VALID_MARK, nc->old_src_valid_mark);
 		if (ret >= 0)
 			nc->old_src_valid_mark = -1;
 	}

@@ -50,6 +50,8 @@ int netlink_fd(const struct netlink *nl)
 	return mnl_socket_get_fd(nl->sock);
 }
 
+_Static_assert(IFLA_MTU < NETLINK_ATTRS && RTA_OIF < NETLINK_ATTRS, "netlink_parse() keeps them");
+
 static int netlink_attr_cb(const struct nlattr *attr, void *data)
 {
 	const struct nlattr **tb = data;
@@ -64,6 +66,12 @@ void netlink_parse(const struct nlmsghdr *nlh, size_t hdrlen, const struct nlatt
 {
 	memset(tb, 0, NETLINK_ATTRS * sizeof(*tb));
 	mnl_attr_parse(nlh, (unsigned int)hdrlen, netlink_attr_cb, tb);
+}
+
+void netlink_parse_nested(const struct nlattr *nest, const struct nlattr *tb[NETLINK_ATTRS])
+{
+	memset(tb, 0, NETLINK_ATTRS * sizeof(*tb));
+	mnl_attr_parse_nested(nest, netlink_attr_cb, tb);
 }
 
 /* Attributes are 4-byte aligned and in host order: the u32 is read in place. */

@@ -51,12 +51,17 @@ int netlink_request(struct nlmsghdr *nlh, int (*cb)(const struct nlmsghdr *nlh, 
  */
 void *netlink_msg(struct netlink *nl, void *buf, uint16_t type, uint16_t flags, size_t hdrlen);
 
-/* Attributes of one message by type, below NETLINK_ATTRS (libmnl's usual table). */
-#define NETLINK_ATTRS 64
+/*
+ * Attributes of one message by type (libmnl's usual table), for the types
+ * below NETLINK_ATTRS: every one read here (the highest is RTA_TABLE, 15).
+ */
+#define NETLINK_ATTRS 16
 struct nlattr;
 
 /* Fills tb (zeroed first) with the attributes after the hdrlen-byte header of nlh. */
 void netlink_parse(const struct nlmsghdr *nlh, size_t hdrlen, const struct nlattr *tb[NETLINK_ATTRS]);
+/* The same for the attributes nested in nest. */
+void netlink_parse_nested(const struct nlattr *nest, const struct nlattr *tb[NETLINK_ATTRS]);
 /* The u32 of attr, or absent when it is missing or not 4 bytes long. */
 uint32_t netlink_u32(const struct nlattr *attr, uint32_t absent);
 struct netlink_event {
