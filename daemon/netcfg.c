@@ -321,17 +321,13 @@ static unsigned int netcfg_path_mtu(struct netcfg *nc, const union config_endpoi
 	struct netcfg_path p = { 0 };
 	struct netlink_event ev;
 	struct netlink link = { 0 };
+	bool v6 = ep->addr.sa_family == AF_INET6;
 
 	rtm->rtm_family = ep->addr.sa_family;
-	if (ep->addr.sa_family == AF_INET) {
-		rtm->rtm_dst_len = 32;
-		mnl_attr_put(nlh, RTA_DST, 4, &ep->in.sin_addr);
-	} else {
-		rtm->rtm_dst_len = 128;
-		mnl_attr_put(nlh, RTA_DST, 16, &ep->in6.sin6_addr);
-		if (ep->in6.sin6_scope_id)
-			mnl_attr_put_u32(nlh, RTA_OIF, ep->in6.sin6_scope_id);
-	}
+	rtm->rtm_dst_len = v6 ? 128 : 32;
+	mnl_attr_put(nlh, RTA_DST, v6 ? 16 : 4, v6 ? (const void *)&ep->in6.sin6_addr : &ep->in.sin_addr);
+	if (v6 && ep->in6.sin6_scope_id)
+		mnl_attr_put_u32(nlh, RTA_OIF, ep->in6.sin6_scope_id);
 	if (mark)
 		mnl_attr_put_u32(nlh, RTA_MARK, mark);
 	if (netlink_request(nlh, netcfg_path_cb, &p) < 0 || !p.oif || p.oif == (uint32_t)nc->nl.ifindex)
@@ -685,7 +681,7 @@ int netcfg_apply(struct netcfg *nc, const struct netcfg_want *w, uint32_t *fwmar
 		 size_t errlen)
 {
 	struct netcfg_obj *want = calloc(w->addrs_len + w->routes_len + 6, sizeof(*want));
-	bool full[2] = { false, false };
+	bool full[2] = { false, false }, linked = false;
 	size_t want_len = 0, known, i;
 	uint32_t table = 0;
 	int ret;
@@ -698,13 +694,16 @@ int netcfg_apply(struct netcfg *nc, const struct netcfg_want *w, uint32_t *fwmar
 	if (!ret)
 		ret = netcfg_remove_unwanted(nc, want, want_len, err, errlen);
 	known = nc->objs_len;
-	/* As wg-quick: addresses, MTU and link up, then routes and rules. */
-	for (i = 0; !ret && i < want_len && want[i].kind == NETCFG_ADDR; i++)
-		ret = netcfg_add(nc, &want[i], known, err, errlen);
-	if (!ret)
-		ret = netcfg_link(nc, w, table ? table : w->fwmark, err, errlen);
-	for (; !ret && i < want_len; i++)
-		ret = netcfg_add(nc, &want[i], known, err, errlen);
+	/* As wg-quick: addresses, MTU and link up (before the first object
+	 * that is not an address, or at the end), then routes and rules. */
+	for (i = 0; !ret && i <= want_len; i++) {
+		if (!linked && (i == want_len || want[i].kind != NETCFG_ADDR)) {
+			linked = true;
+			ret = netcfg_link(nc, w, table ? table : w->fwmark, err, errlen);
+		}
+		if (!ret && i < want_len)
+			ret = netcfg_add(nc, &want[i], known, err, errlen);
+	}
 	if (!ret)
 		ret = netcfg_src_valid(nc, full[0], err, errlen);
 	if (!ret)
