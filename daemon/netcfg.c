@@ -107,19 +107,19 @@ static const struct netcfg_obj *netcfg_find(const struct netcfg_obj *arr, size_t
 /* "address 10.0.0.1/24", "route 10.0.0.0/24 to table main", "IPv6 rule ...". */
 static void netcfg_describe(char *buf, size_t size, const struct netcfg_obj *o)
 {
-	char a[INET6_ADDRSTRLEN] = "?";
+	char a[INET6_ADDRSTRLEN];
+	const char *s = inet_ntop(o->family, o->addr, a, sizeof(a)) ? a : "?";
+	bool rule = o->kind == NETCFG_RULE;
 
-	if (o->kind == NETCFG_RULE) {
-		snprintf(buf, size, o->rule == NETCFG_RULE_NOT_FWMARK ?
+	/* One call: a rule's family, tunnel and table, or the prefix and table. */
+	snprintf(buf, size,
+		 rule ? (o->rule == NETCFG_RULE_NOT_FWMARK ?
 			 "%s rule not fwmark %" PRIu32 " table %" PRIu32 :
-			 "%s rule table main suppress_prefixlength 0",
-			 o->family == AF_INET ? "IPv4" : "IPv6", o->tunnel, o->table);
-		return;
-	}
-	inet_ntop(o->family, o->addr, a, sizeof(a));
-	snprintf(buf, size, o->kind == NETCFG_ADDR ? "address %s/%u" :
-		 o->table == RT_TABLE_MAIN ? "route %s/%u to table main" :
-		 "route %s/%u to table %" PRIu32, a, o->len, o->table);
+			 "%s rule table main suppress_prefixlength 0") :
+		 o->kind == NETCFG_ADDR ? "address %s/%" PRIu32 :
+		 o->table == RT_TABLE_MAIN ? "route %s/%" PRIu32 " to table main" :
+		 "route %s/%" PRIu32 " to table %" PRIu32,
+		 rule ? (o->family == AF_INET ? "IPv4" : "IPv6") : s, rule ? o->tunnel : o->len, o->table);
 }
 
 _Static_assert(RTA_TABLE < NETLINK_ATTRS && RTA_METRICS < NETLINK_ATTRS && RTAX_MTU < NETLINK_ATTRS &&
@@ -295,15 +295,17 @@ struct netcfg_path {
 
 static int netcfg_path_cb(const struct nlmsghdr *nlh, void *data)
 {
-	const struct nlattr *tb[NETLINK_ATTRS], *mx[NETLINK_ATTRS] = { 0 };
+	const struct nlattr *tb[NETLINK_ATTRS], *mx[NETLINK_ATTRS];
 	struct netcfg_path *p = data;
 
 	if (nlh->nlmsg_type != RTM_NEWROUTE || nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct rtmsg)))
 		return MNL_CB_OK;
 	netlink_parse(nlh, sizeof(struct rtmsg), tb);
-	if (tb[RTA_METRICS])
+	p->mtu = 0;
+	if (tb[RTA_METRICS]) {
 		netlink_parse_nested(tb[RTA_METRICS], mx);
-	p->mtu = netlink_u32(mx[RTAX_MTU], 0);
+		p->mtu = netlink_u32(mx[RTAX_MTU], 0);
+	}
 	p->oif = netlink_u32(tb[RTA_OIF], 0);
 	return MNL_CB_OK;
 }

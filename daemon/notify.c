@@ -20,7 +20,7 @@
 void notify_state(const char *state)
 {
 	const char *path = getenv("NOTIFY_SOCKET");
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa;	/* only the family and the path's len bytes are sent */
 	size_t len;
 	int fd;
 
@@ -29,6 +29,7 @@ void notify_state(const char *state)
 	len = strlen(path);
 	if (len >= sizeof(sa.sun_path))
 		return;
+	sa.sun_family = AF_UNIX;
 	memcpy(sa.sun_path, path, len);
 	if (path[0] == '@')
 		sa.sun_path[0] = '\0';
