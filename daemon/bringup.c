@@ -346,11 +346,8 @@ static int bringup_netcfg(struct bringup *b, const struct conffile *cf, char *er
 	w.endpoints = eps;
 	ret = netcfg_apply(b->nc, &w, &mark.fwmark, err, errlen);
 	free(eps);
-	if (ret < 0)
-		return ret;
 	/* The device re-marks its sockets only when the mark differs. */
-	ret = host_config_apply(b->host, &mark);
-	if (ret < 0)
+	if (!ret && (ret = host_config_apply(b->host, &mark)) < 0)
 		snprintf(err, errlen, "cannot set fwmark 0x%x: %s", mark.fwmark, strerror(-ret));
 	return ret;
 }
