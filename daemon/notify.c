@@ -20,7 +20,7 @@
 void notify_state(const char *state)
 {
 	const char *path = getenv("NOTIFY_SOCKET");
-	struct sockaddr_un sa;	/* only the family and the path's len bytes are sent */
+	struct sockaddr_un sa;	/* the family and the path (with its NUL, for checkers) */
 	size_t len;
 	int fd;
 
@@ -30,7 +30,7 @@ void notify_state(const char *state)
 	if (len >= sizeof(sa.sun_path))
 		return;
 	sa.sun_family = AF_UNIX;
-	memcpy(sa.sun_path, path, len);
+	memcpy(sa.sun_path, path, len + 1);
 	if (path[0] == '@')
 		sa.sun_path[0] = '\0';
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
