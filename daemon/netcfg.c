@@ -519,23 +519,19 @@ static int netcfg_link(struct netcfg *nc, const struct netcfg_want *w, uint32_t 
 
 	if (ret < 0) {
 		snprintf(err, errlen, "cannot read the state of %s: %s", nc->ifname, strerror(-ret));
-		return ret;
-	}
-	if (ev.mtu != mtu) {
-		ret = netlink_set_mtu(&nc->nl, mtu);
-		if (ret < 0) {
-			snprintf(err, errlen, "cannot set the MTU of %s to %u: %s", nc->ifname, mtu,
-				 strerror(-ret));
-			return ret;
+	} else if (ev.mtu != mtu && (ret = netlink_set_mtu(&nc->nl, mtu)) < 0) {
+		snprintf(err, errlen, "cannot set the MTU of %s to %u: %s", nc->ifname, mtu,
+			 strerror(-ret));
+	} else {
+		if (ev.mtu != mtu) {
+			if (!nc->old_mtu)
+				nc->old_mtu = ev.mtu;
+			log_info("MTU %u", mtu);
 		}
-		if (!nc->old_mtu)
-			nc->old_mtu = ev.mtu;
-		log_info("MTU %u", mtu);
+		nc->mtu = mtu;
+		if (!ev.up && (ret = netlink_set_up(&nc->nl, true)) < 0)
+			snprintf(err, errlen, "cannot set %s up: %s", nc->ifname, strerror(-ret));
 	}
-	nc->mtu = mtu;
-	ret = ev.up ? 0 : netlink_set_up(&nc->nl, true);
-	if (ret < 0)
-		snprintf(err, errlen, "cannot set %s up: %s", nc->ifname, strerror(-ret));
 	return ret;
 }
 
