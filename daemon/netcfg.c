@@ -584,17 +584,15 @@ static int netcfg_src_valid(struct netcfg *nc, bool on, char *err, size_t errlen
 {
 	int ret = 0;
 
-	if (on && nc->old_src_valid_mark < 0) {
-		ret = netcfg_sysctl(NETCFG_SRC_VALID_MARK, -1);
+	/* On: only if it reads 0, and then set to 1.  Off: what it was. */
+	if (on == (nc->old_src_valid_mark < 0)) {
+		if (on)
+			ret = netcfg_sysctl(NETCFG_SRC_VALID_MARK, -1);
 		if (ret == 0) {
-			ret = netcfg_sysctl(NETCFG_SRC_VALID_MARK, 1);
+			ret = netcfg_sysctl(NETCFG_SRC_VALID_MARK, on ? 1 : nc->old_src_valid_mark);
 			if (ret >= 0)
-				nc->old_src_valid_mark = 0;
+				nc->old_src_valid_mark = on ? 0 : -1;
 		}
-	} else if (!on && nc->old_src_valid_mark >= 0) {
-		ret = netcfg_sysctl(NETCFG_SRC_VALID_MARK, nc->old_src_valid_mark);
-		if (ret >= 0)
-			nc->old_src_valid_mark = -1;
 	}
 	if (ret < 0)
 		snprintf(err, errlen, "cannot set net.ipv4.conf.all.src_valid_mark: %s", strerror(-ret));
