@@ -39,6 +39,8 @@ struct bringup {
 	struct netcfg *nc;
 	struct dnsnames *dn;
 	bool dns_set;		/* resolvconf -a succeeded: -d at stop */
+	/* "tun.IFNAME": the record name wg-quick uses (resolvconf's interface order) */
+	char dns_rec[IFNAMSIZ + 8];
 };
 
 static const char *const bringup_hook_names[CONFFILE_NHOOKS] = {
@@ -103,42 +105,42 @@ static int bringup_run(char *const argv[], const char *input, struct loop *l, bo
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
-	sigset_t none, dfl;
-	int in[2] = { -1, -1 }, st, ret;
+	sigset_t set;
+	int in[2] = { -1, -1 }, st, ret = 0;
 	pid_t pid;
 
-	if (input && pipe2(in, O_CLOEXEC) < 0)
-		return -errno;
-	sigemptyset(&none);
-	sigemptyset(&dfl);
-	sigaddset(&dfl, SIGPIPE);
+	/* The attributes copy the set: empty as the mask, then SIGPIPE's default. */
+	sigemptyset(&set);
 	posix_spawnattr_init(&attr);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &dfl);
+	posix_spawnattr_setsigmask(&attr, &set);
+	sigaddset(&set, SIGPIPE);
+	posix_spawnattr_setsigdefault(&attr, &set);
 	posix_spawn_file_actions_init(&fa);
-	if (input)
+	if (input) {
+		ret = pipe2(in, O_CLOEXEC) < 0 ? -errno : 0;
+		/* On failure in[0] is -1: refused, and nothing is spawned. */
 		posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
-	ret = -posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ);
+	}
+	if (!ret)
+		ret = -posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
-	if (input) {
+	if (in[0] >= 0) {
 		close(in[0]);
 		/* A few hundred bytes: the pipe holds them without blocking. */
 		if (!ret && write(in[1], input, strlen(input)) < 0)
 			log_error("writing to %s: %s", argv[0], strerror(errno));
 		close(in[1]);
 	}
-	if (ret)
-		return ret;
-	if (l)
+	if (!ret && l)
 		*stopped = bringup_serve_until_exit(l, pid) == -EINTR;
-	while (waitpid(pid, &st, 0) < 0)
+	while (!ret && waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return -errno;
-	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
-	return WEXITSTATUS(st);
+	if (!ret)
+		ret = WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+	return ret;
 }
 
 /* cmd with every "%i" replaced by ifname; NULL if out of memory. */
@@ -176,36 +178,32 @@ static int bringup_hooks(struct bringup *b, const struct conffile *cf, enum conf
 			 char *err, size_t errlen)
 {
 	char *argv[4] = { "/bin/sh", "-c", NULL, NULL };
+	const char *name = bringup_hook_names[which];
 	bool stopped = false;
-	int st;
+	int st, ret = 0;
 
-	for (size_t i = 0; i < cf->hooks_len[which]; i++) {
+	for (size_t i = 0; !ret && i < cf->hooks_len[which]; i++) {
 		argv[2] = bringup_expand(cf->hooks[which][i], host_ifname(b->host));
 		if (!argv[2]) {
-			snprintf(err, errlen, "%s: out of memory", bringup_hook_names[which]);
+			snprintf(err, errlen, "%s: out of memory", name);
 			return -ENOMEM;
 		}
-		log_info("%s: %s", bringup_hook_names[which], argv[2]);
+		log_info("%s: %s", name, argv[2]);
 		st = bringup_run(argv, NULL, host_loop(b->host), &stopped);
 		if (!st && stopped && (which == CONFFILE_PRE_UP || which == CONFFILE_POST_UP)) {
-			snprintf(err, errlen, "%s '%s': stopped meanwhile", bringup_hook_names[which],
-				 argv[2]);
-			free(argv[2]);
-			return -EINTR;
-		}
-		if (st) {
-			if (st < 0)
-				snprintf(err, errlen, "%s '%s': cannot run /bin/sh: %s",
-					 bringup_hook_names[which], argv[2], strerror(-st));
-			else
-				snprintf(err, errlen, "%s '%s' failed with status %d",
-					 bringup_hook_names[which], argv[2], st);
-			free(argv[2]);
-			return -EIO;
+			snprintf(err, errlen, "%s '%s': stopped meanwhile", name, argv[2]);
+			ret = -EINTR;
+		} else if (st < 0) {
+			snprintf(err, errlen, "%s '%s': cannot run /bin/sh: %s", name, argv[2],
+				 strerror(-st));
+			ret = -EIO;
+		} else if (st) {
+			snprintf(err, errlen, "%s '%s' failed with status %d", name, argv[2], st);
+			ret = -EIO;
 		}
 		free(argv[2]);
 	}
-	return 0;
+	return ret;
 }
 
 /* PreDown and PostDown: a failure is logged and the teardown goes on. */
@@ -229,12 +227,6 @@ static bool bringup_dns_equal(const struct conffile *a, const struct conffile *b
 	return true;
 }
 
-/* "tun.IFNAME": the record name wg-quick uses (resolvconf's interface order). */
-static void bringup_dns_record(const struct bringup *b, char *out, size_t len)
-{
-	snprintf(out, len, "tun.%s", host_ifname(b->host));
-}
-
 static bool bringup_is_addr(const char *s)
 {
 	uint8_t a[16];
@@ -256,13 +248,13 @@ static char *bringup_dns_text(const struct conffile *cf)
 	t = malloc(cap);
 	if (!t)
 		return NULL;
-	for (size_t i = 0; i < cf->dns_len; i++)
-		if (bringup_is_addr(cf->dns[i]))
-			len += (size_t)snprintf(t + len, cap - len, "nameserver %s\n", cf->dns[i]);
-	for (size_t i = 0; i < cf->dns_len; i++)
-		if (!bringup_is_addr(cf->dns[i]))
-			len += (size_t)snprintf(t + len, cap - len, "%s%s", n++ ? " " : "search ",
-						cf->dns[i]);
+	/* Pass 0: the addresses; pass 1: the domains. */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < cf->dns_len; i++)
+			if (bringup_is_addr(cf->dns[i]) != pass)
+				len += (size_t)snprintf(t + len, cap - len, "%s%s%s",
+							!pass ? "nameserver " : n++ ? " " : "search ",
+							cf->dns[i], pass ? "" : "\n");
 	if (n)
 		t[len++] = '\n';
 	t[len] = '\0';
@@ -271,31 +263,28 @@ static char *bringup_dns_text(const struct conffile *cf)
 
 static void bringup_dns_remove(struct bringup *b)
 {
-	char rec[IFNAMSIZ + 8];
-	char *del[] = { "resolvconf", "-d", rec, "-f", NULL };
+	char *del[] = { "resolvconf", "-d", b->dns_rec, "-f", NULL };
 	int st;
 
 	if (!b->dns_set)
 		return;
-	bringup_dns_record(b, rec, sizeof(rec));
 	st = bringup_run(del, NULL, NULL, NULL);
 	if (st)
-		log_error("resolvconf -d %s failed (%d)", rec, st);
+		log_error("resolvconf -d %s failed (%d)", b->dns_rec, st);
 	b->dns_set = false;
 }
 
 /* Sets (or, with no DNS in cf, removes) the record; 0 or -errno with err. */
 static int bringup_dns_apply(struct bringup *b, const struct conffile *cf, char *err, size_t errlen)
 {
-	char rec[IFNAMSIZ + 8], *text;
-	char *add[] = { "resolvconf", "-a", rec, "-m", "0", "-x", NULL };
+	char *add[] = { "resolvconf", "-a", b->dns_rec, "-m", "0", "-x", NULL }, *text;
 	int st;
 
 	if (!cf->dns_len) {
 		bringup_dns_remove(b);
 		return 0;
 	}
-	bringup_dns_record(b, rec, sizeof(rec));
+	snprintf(b->dns_rec, sizeof(b->dns_rec), "tun.%s", host_ifname(b->host));
 	text = bringup_dns_text(cf);
 	if (!text) {
 		snprintf(err, errlen, "DNS: out of memory");
@@ -309,7 +298,7 @@ static int bringup_dns_apply(struct bringup *b, const struct conffile *cf, char 
 		return 0;
 	}
 	if (st) {
-		snprintf(err, errlen, "resolvconf -a %s failed (%d)", rec, st);
+		snprintf(err, errlen, "resolvconf -a %s failed (%d)", b->dns_rec, st);
 		return -EIO;
 	}
 	b->dns_set = true;
@@ -338,14 +327,14 @@ static int bringup_netcfg(struct bringup *b, const struct conffile *cf, char *er
 
 	for (size_t i = 0; i < d->peers_len; i++)
 		n += d->peers[i].allowedips_len;
-	routes = calloc(n ? n : 1, sizeof(*routes));
-	eps = calloc(d->peers_len ? d->peers_len : 1, sizeof(*eps));
-	if (!routes || !eps) {
-		free(routes);
-		free(eps);
+	/* One block: the endpoints (the stricter alignment) first, then the
+	 * routes.  No overflow: d holds both already, in larger arrays. */
+	eps = calloc(1, d->peers_len * sizeof(*eps) + n * sizeof(*routes) + 1);
+	if (!eps) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	routes = (struct config_allowedip *)(eps + d->peers_len);
 	for (size_t i = 0; i < d->peers_len; i++) {
 		memcpy(routes + w.routes_len, d->peers[i].allowedips,
 		       d->peers[i].allowedips_len * sizeof(*routes));
@@ -356,13 +345,9 @@ static int bringup_netcfg(struct bringup *b, const struct conffile *cf, char *er
 	w.routes = routes;
 	w.endpoints = eps;
 	ret = netcfg_apply(b->nc, &w, &mark.fwmark, err, errlen);
-	free(routes);
 	free(eps);
-	if (ret < 0)
-		return ret;
 	/* The device re-marks its sockets only when the mark differs. */
-	ret = host_config_apply(b->host, &mark);
-	if (ret < 0)
+	if (!ret && (ret = host_config_apply(b->host, &mark)) < 0)
 		snprintf(err, errlen, "cannot set fwmark 0x%x: %s", mark.fwmark, strerror(-ret));
 	return ret;
 }
@@ -481,7 +466,7 @@ static void bringup_reload(void *ctx)
 	 * until the READY=1 that follows, whatever the reload's outcome */
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	snprintf(state, sizeof(state), "RELOADING=1\nMONOTONIC_USEC=%llu",
-		 (unsigned long long)ts.tv_sec * 1000000ull + (unsigned long long)ts.tv_nsec / 1000);
+		 (unsigned long long)ts.tv_sec * 1000000ull + (unsigned long)(ts.tv_nsec / 1000));
 	notify_state(state);
 	bringup_reload_file(b);
 	notify_state("READY=1");

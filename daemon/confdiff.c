@@ -95,9 +95,9 @@ static int confdiff_peer(struct config_device *set, const struct config_peer *op
 	if (!p)
 		return -ENOMEM;
 	p->flags = flags;
-	/* Zeros when the new file has none: "no preshared key" / "off". */
-	if (np->flags & CONFIG_PEER_HAS_PRESHARED_KEY)
-		memcpy(p->preshared_key, np->preshared_key, CONFIG_KEY_LEN);
+	/* Zeros when the new file has none (the parser leaves them so):
+	 * "no preshared key" / "off". */
+	memcpy(p->preshared_key, np->preshared_key, CONFIG_KEY_LEN);
 	p->persistent_keepalive = confdiff_keepalive(np);
 	p->endpoint = np->endpoint;
 	if (flags & CONFIG_PEER_REPLACE_ALLOWEDIPS)
@@ -165,9 +165,9 @@ int confdiff_make(struct config_device *set, const struct conffile *old,
 	if (confdiff_key_changed(o->flags & CONFIG_DEVICE_HAS_PRIVATE_KEY, o->private_key,
 				 n->flags & CONFIG_DEVICE_HAS_PRIVATE_KEY, n->private_key)) {
 		set->flags |= CONFIG_DEVICE_HAS_PRIVATE_KEY;
-		/* All zero (no key in the new file) removes the key. */
-		if (n->flags & CONFIG_DEVICE_HAS_PRIVATE_KEY)
-			memcpy(set->private_key, n->private_key, CONFIG_KEY_LEN);
+		/* All zero (no key in the new file: the parser leaves it so)
+		 * removes the key. */
+		memcpy(set->private_key, n->private_key, CONFIG_KEY_LEN);
 		sum->device = true;
 	}
 	if (oport != nport) {

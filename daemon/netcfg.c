@@ -107,59 +107,23 @@ static const struct netcfg_obj *netcfg_find(const struct netcfg_obj *arr, size_t
 /* "address 10.0.0.1/24", "route 10.0.0.0/24 to table main", "IPv6 rule ...". */
 static void netcfg_describe(char *buf, size_t size, const struct netcfg_obj *o)
 {
-	char a[INET6_ADDRSTRLEN] = "?", t[16];
+	char a[INET6_ADDRSTRLEN];
+	const char *s = inet_ntop(o->family, o->addr, a, sizeof(a)) ? a : "?";
+	bool rule = o->kind == NETCFG_RULE;
 
-	if (o->kind == NETCFG_RULE) {
-		const char *fam = o->family == AF_INET ? "IPv4" : "IPv6";
-
-		if (o->rule == NETCFG_RULE_NOT_FWMARK)
-			snprintf(buf, size, "%s rule not fwmark %" PRIu32 " table %" PRIu32, fam,
-				 o->tunnel, o->table);
-		else
-			snprintf(buf, size, "%s rule table main suppress_prefixlength 0", fam);
-		return;
-	}
-	inet_ntop(o->family, o->addr, a, sizeof(a));
-	if (o->kind == NETCFG_ADDR) {
-		snprintf(buf, size, "address %s/%u", a, o->len);
-		return;
-	}
-	if (o->table == RT_TABLE_MAIN)
-		snprintf(t, sizeof(t), "main");
-	else
-		snprintf(t, sizeof(t), "%" PRIu32, o->table);
-	snprintf(buf, size, "route %s/%u to table %s", a, o->len, t);
+	/* One call: a rule's family, tunnel and table, or the prefix and table. */
+	snprintf(buf, size,
+		 rule ? (o->rule == NETCFG_RULE_NOT_FWMARK ?
+			 "%s rule not fwmark %" PRIu32 " table %" PRIu32 :
+			 "%s rule table main suppress_prefixlength 0") :
+		 o->kind == NETCFG_ADDR ? "address %s/%" PRIu32 :
+		 o->table == RT_TABLE_MAIN ? "route %s/%" PRIu32 " to table main" :
+		 "route %s/%" PRIu32 " to table %" PRIu32,
+		 rule ? (o->family == AF_INET ? "IPv4" : "IPv6") : s, rule ? o->tunnel : o->len, o->table);
 }
 
-/* Attributes of one message by type (libmnl's usual table). */
-#define NETCFG_ATTRS 64
-
-static int netcfg_attr_cb(const struct nlattr *attr, void *data)
-{
-	const struct nlattr **tb = data;
-	uint16_t type = mnl_attr_get_type(attr);
-
-	if (type < NETCFG_ATTRS)
-		tb[type] = attr;
-	return MNL_CB_OK;
-}
-
-static uint32_t netcfg_u32(const struct nlattr *attr, uint32_t absent)
-{
-	if (!attr || mnl_attr_get_payload_len(attr) != sizeof(uint32_t))
-		return absent;
-	return mnl_attr_get_u32(attr);
-}
-
-static struct nlmsghdr *netcfg_msg(struct netcfg *nc, void *buf, uint16_t type, uint16_t flags)
-{
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-
-	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
-	nlh->nlmsg_seq = ++nc->nl.seq;
-	return nlh;
-}
+_Static_assert(RTA_TABLE < NETLINK_ATTRS && RTA_METRICS < NETLINK_ATTRS && RTAX_MTU < NETLINK_ATTRS &&
+	       FRA_PRIORITY < NETLINK_ATTRS, "netlink_parse() keeps the attributes read here");
 
 /* A table number goes in the header when it fits, and always as an attribute. */
 static uint8_t netcfg_table8(uint32_t table)
@@ -175,13 +139,19 @@ static int netcfg_send(struct netcfg *nc, const struct netcfg_obj *o, bool add)
 		[NETCFG_ROUTE] = { RTM_DELROUTE, RTM_NEWROUTE },
 		[NETCFG_RULE] = { RTM_DELRULE, RTM_NEWRULE },
 	};
+	static const uint8_t hdrlen[] = {
+		[NETCFG_ADDR] = sizeof(struct ifaddrmsg),
+		[NETCFG_ROUTE] = sizeof(struct rtmsg),
+		[NETCFG_RULE] = sizeof(struct fib_rule_hdr),
+	};
 	uint8_t buf[256] __attribute__((aligned(4)));
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
 	size_t alen = netcfg_alen(o->family);
-	struct nlmsghdr *nlh = netcfg_msg(nc, buf, types[o->kind][add],
-					  NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_EXCL : 0));
+	void *hdr = netlink_msg(&nc->nl, buf, types[o->kind][add],
+				NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_EXCL : 0), hdrlen[o->kind]);
 
 	if (o->kind == NETCFG_ADDR) {
-		struct ifaddrmsg *ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+		struct ifaddrmsg *ifa = hdr;
 
 		ifa->ifa_family = o->family;
 		ifa->ifa_prefixlen = o->len;
@@ -191,7 +161,7 @@ static int netcfg_send(struct netcfg *nc, const struct netcfg_obj *o, bool add)
 		mnl_attr_put(nlh, IFA_LOCAL, alen, o->addr);
 		mnl_attr_put(nlh, IFA_ADDRESS, alen, o->addr);
 	} else if (o->kind == NETCFG_ROUTE) {
-		struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+		struct rtmsg *rtm = hdr;
 
 		rtm->rtm_family = o->family;
 		rtm->rtm_dst_len = o->len;
@@ -205,7 +175,7 @@ static int netcfg_send(struct netcfg *nc, const struct netcfg_obj *o, bool add)
 			mnl_attr_put(nlh, RTA_DST, alen, o->addr);
 		mnl_attr_put_u32(nlh, RTA_OIF, (uint32_t)nc->nl.ifindex);
 	} else {
-		struct fib_rule_hdr *frh = mnl_nlmsg_put_extra_header(nlh, sizeof(*frh));
+		struct fib_rule_hdr *frh = hdr;
 
 		frh->family = o->family;
 		frh->table = netcfg_table8(o->table);
@@ -234,7 +204,7 @@ struct netcfg_dump {
 
 static int netcfg_route_cb(const struct nlmsghdr *nlh, void *data)
 {
-	const struct nlattr *tb[NETCFG_ATTRS] = { 0 };
+	const struct nlattr *tb[NETLINK_ATTRS];
 	struct netcfg_dump *d = data;
 	const struct netcfg_obj *w = d->want;
 	const struct rtmsg *rtm;
@@ -242,14 +212,14 @@ static int netcfg_route_cb(const struct nlmsghdr *nlh, void *data)
 	if (nlh->nlmsg_type != RTM_NEWROUTE || nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*rtm)))
 		return MNL_CB_OK;
 	rtm = mnl_nlmsg_get_payload(nlh);
-	mnl_attr_parse(nlh, sizeof(*rtm), netcfg_attr_cb, tb);
-	if (rtm->rtm_family != w->family || netcfg_u32(tb[RTA_TABLE], rtm->rtm_table) != w->table)
+	netlink_parse(nlh, sizeof(*rtm), tb);
+	if (rtm->rtm_family != w->family || netlink_u32(tb[RTA_TABLE], rtm->rtm_table) != w->table)
 		return MNL_CB_OK;
 	if (!d->ifindex) {
 		d->found = true;	/* any route in the table */
 		return MNL_CB_OK;
 	}
-	if (rtm->rtm_dst_len != w->len || netcfg_u32(tb[RTA_OIF], 0) != (uint32_t)d->ifindex)
+	if (rtm->rtm_dst_len != w->len || netlink_u32(tb[RTA_OIF], 0) != (uint32_t)d->ifindex)
 		return MNL_CB_OK;
 	if (!w->len || (tb[RTA_DST] && mnl_attr_get_payload_len(tb[RTA_DST]) == netcfg_alen(w->family) &&
 			!memcmp(mnl_attr_get_payload(tb[RTA_DST]), w->addr, netcfg_alen(w->family))))
@@ -266,8 +236,8 @@ static int netcfg_route_exists(struct netcfg *nc, const struct netcfg_obj *w, in
 {
 	uint8_t buf[256] __attribute__((aligned(4)));
 	struct netcfg_dump d = { .want = w, .ifindex = ifindex };
-	struct nlmsghdr *nlh = netcfg_msg(nc, buf, RTM_GETROUTE, NLM_F_DUMP);
-	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	struct rtmsg *rtm = netlink_msg(&nc->nl, buf, RTM_GETROUTE, NLM_F_DUMP, sizeof(*rtm));
 	int ret;
 
 	rtm->rtm_family = w->family;
@@ -289,15 +259,15 @@ static int netcfg_route_exists(struct netcfg *nc, const struct netcfg_obj *w, in
  */
 static int netcfg_rule_cb(const struct nlmsghdr *nlh, void *data)
 {
-	const struct nlattr *tb[NETCFG_ATTRS] = { 0 };
+	const struct nlattr *tb[NETLINK_ATTRS];
 	struct netcfg_dump *d = data;
 	uint32_t prio;
 
 	if (nlh->nlmsg_type != RTM_NEWRULE || nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct fib_rule_hdr)) ||
 	    ((const struct fib_rule_hdr *)mnl_nlmsg_get_payload(nlh))->family != d->want->family)
 		return MNL_CB_OK;
-	mnl_attr_parse(nlh, sizeof(struct fib_rule_hdr), netcfg_attr_cb, tb);
-	prio = netcfg_u32(tb[FRA_PRIORITY], 0);
+	netlink_parse(nlh, sizeof(struct fib_rule_hdr), tb);
+	prio = netlink_u32(tb[FRA_PRIORITY], 0);
 	if (d->seen++ == 1)
 		d->prio = prio ? prio - 1 : 0;
 	return MNL_CB_OK;
@@ -308,12 +278,11 @@ static int netcfg_rule_prio(struct netcfg *nc, const struct netcfg_obj *w, uint3
 {
 	uint8_t buf[64] __attribute__((aligned(4)));
 	struct netcfg_dump d = { .want = w };
-	struct nlmsghdr *nlh = netcfg_msg(nc, buf, RTM_GETRULE, NLM_F_DUMP);
-	struct fib_rule_hdr *frh = mnl_nlmsg_put_extra_header(nlh, sizeof(*frh));
+	struct fib_rule_hdr *frh = netlink_msg(&nc->nl, buf, RTM_GETRULE, NLM_F_DUMP, sizeof(*frh));
 	int ret;
 
 	frh->family = w->family;
-	ret = netlink_request(nlh, netcfg_rule_cb, &d);
+	ret = netlink_request((struct nlmsghdr *)buf, netcfg_rule_cb, &d);
 	*prio = d.prio;
 	return ret;
 }
@@ -326,16 +295,18 @@ struct netcfg_path {
 
 static int netcfg_path_cb(const struct nlmsghdr *nlh, void *data)
 {
-	const struct nlattr *tb[NETCFG_ATTRS] = { 0 }, *mx[NETCFG_ATTRS] = { 0 };
+	const struct nlattr *tb[NETLINK_ATTRS], *mx[NETLINK_ATTRS];
 	struct netcfg_path *p = data;
 
 	if (nlh->nlmsg_type != RTM_NEWROUTE || nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct rtmsg)))
 		return MNL_CB_OK;
-	mnl_attr_parse(nlh, sizeof(struct rtmsg), netcfg_attr_cb, tb);
-	if (tb[RTA_METRICS])
-		mnl_attr_parse_nested(tb[RTA_METRICS], netcfg_attr_cb, mx);
-	p->mtu = netcfg_u32(mx[RTAX_MTU], 0);
-	p->oif = netcfg_u32(tb[RTA_OIF], 0);
+	netlink_parse(nlh, sizeof(struct rtmsg), tb);
+	p->mtu = 0;
+	if (tb[RTA_METRICS]) {
+		netlink_parse_nested(tb[RTA_METRICS], mx);
+		p->mtu = netlink_u32(mx[RTAX_MTU], 0);
+	}
+	p->oif = netlink_u32(tb[RTA_OIF], 0);
 	return MNL_CB_OK;
 }
 
@@ -347,22 +318,18 @@ static int netcfg_path_cb(const struct nlmsghdr *nlh, void *data)
 static unsigned int netcfg_path_mtu(struct netcfg *nc, const union config_endpoint *ep, uint32_t mark)
 {
 	uint8_t buf[128] __attribute__((aligned(4)));
-	struct nlmsghdr *nlh = netcfg_msg(nc, buf, RTM_GETROUTE, NLM_F_ACK);
-	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	struct rtmsg *rtm = netlink_msg(&nc->nl, buf, RTM_GETROUTE, NLM_F_ACK, sizeof(*rtm));
 	struct netcfg_path p = { 0 };
 	struct netlink_event ev;
 	struct netlink link = { 0 };
+	bool v6 = ep->addr.sa_family == AF_INET6;
 
 	rtm->rtm_family = ep->addr.sa_family;
-	if (ep->addr.sa_family == AF_INET) {
-		rtm->rtm_dst_len = 32;
-		mnl_attr_put(nlh, RTA_DST, 4, &ep->in.sin_addr);
-	} else {
-		rtm->rtm_dst_len = 128;
-		mnl_attr_put(nlh, RTA_DST, 16, &ep->in6.sin6_addr);
-		if (ep->in6.sin6_scope_id)
-			mnl_attr_put_u32(nlh, RTA_OIF, ep->in6.sin6_scope_id);
-	}
+	rtm->rtm_dst_len = v6 ? 128 : 32;
+	mnl_attr_put(nlh, RTA_DST, v6 ? 16 : 4, v6 ? (const void *)&ep->in6.sin6_addr : &ep->in.sin_addr);
+	if (v6 && ep->in6.sin6_scope_id)
+		mnl_attr_put_u32(nlh, RTA_OIF, ep->in6.sin6_scope_id);
 	if (mark)
 		mnl_attr_put_u32(nlh, RTA_MARK, mark);
 	if (netlink_request(nlh, netcfg_path_cb, &p) < 0 || !p.oif || p.oif == (uint32_t)nc->nl.ifindex)
@@ -391,27 +358,11 @@ static unsigned int netcfg_default_mtu(struct netcfg *nc, const struct netcfg_wa
 	return best > NETCFG_OVERHEAD ? best - NETCFG_OVERHEAD : NETCFG_MTU_DEFAULT;
 }
 
-/* IPv6 is usable on our link (the kernel has it and it is not disabled). */
-static bool netcfg_ipv6_enabled(const struct netcfg *nc)
-{
-	char path[64 + IFNAMSIZ], c = '1';
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/disable_ipv6", nc->ifname);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	if (read(fd, &c, 1) != 1)
-		c = '1';
-	close(fd);
-	return c == '0';
-}
-
-/* net.ipv4.conf.all.src_valid_mark: 0 or 1, or -errno. */
-static int netcfg_src_valid_mark(int set)
+/* A sysctl of 0 or 1 under /proc/sys: read (set < 0) or set; 0 or 1, or -errno. */
+static int netcfg_sysctl(const char *path, int set)
 {
 	char c = (char)('0' + set);
-	int fd = open(NETCFG_SRC_VALID_MARK, (set < 0 ? O_RDONLY : O_WRONLY) | O_CLOEXEC), ret;
+	int fd = open(path, (set < 0 ? O_RDONLY : O_WRONLY) | O_CLOEXEC), ret;
 
 	if (fd < 0)
 		return -errno;
@@ -419,6 +370,15 @@ static int netcfg_src_valid_mark(int set)
 	ret = ret == 1 ? c != '0' : ret < 0 ? -errno : -EIO;
 	close(fd);
 	return ret;
+}
+
+/* IPv6 is usable on our link (the kernel has it and it is not disabled). */
+static bool netcfg_ipv6_enabled(const struct netcfg *nc)
+{
+	char path[64 + IFNAMSIZ];
+
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/disable_ipv6", nc->ifname);
+	return netcfg_sysctl(path, -1) == 0;
 }
 
 int netcfg_create(struct netcfg **out, int ifindex, const char *ifname)
@@ -463,34 +423,28 @@ static int netcfg_record(struct netcfg *nc, const struct netcfg_obj *o)
 	return 0;
 }
 
-static int netcfg_fail(char *err, size_t errlen, const char *verb, const struct netcfg_obj *o, int ret)
+/*
+ * With ret 0, logs "VERB WHAT" ("added address 10.0.0.1/24"); with ret
+ * -errno, puts "cannot VERB WHAT: reason" in err.  Returns ret.
+ */
+static int netcfg_report(const struct netcfg_obj *o, const char *verb, int ret, char *err,
+			 size_t errlen)
 {
 	char what[96];
 
 	netcfg_describe(what, sizeof(what), o);
-	snprintf(err, errlen, "cannot %s %s: %s", verb, what, strerror(-ret));
-	return ret;
-}
-
-/* Removes o; one that is gone already (the admin's doing, or its link's) counts as removed. */
-static int netcfg_remove(struct netcfg *nc, const struct netcfg_obj *o)
-{
-	int ret = netcfg_send(nc, o, false);
-	char what[96];
-
-	if (ret == -ESRCH || ret == -ENOENT || ret == -EADDRNOTAVAIL || ret == -ENODEV)
-		ret = 0;
-	if (!ret) {
-		netcfg_describe(what, sizeof(what), o);
-		log_info("removed %s", what);
-	}
+	if (ret < 0)
+		snprintf(err, errlen, "cannot %s %s: %s", verb, what, strerror(-ret));
+	else
+		log_info("%s %s", verb, what);
 	return ret;
 }
 
 /*
- * Removes what we added that want (sorted) lacks, the last added first.
- * A reload stops at the first failure; teardown (want NULL) logs it and
- * goes on.  What could not be removed stays recorded.
+ * Removes what we added that want (sorted) lacks, the last added first;
+ * one that is gone already (the admin's doing, or its link's) counts as
+ * removed.  A reload stops at the first failure; teardown (want NULL)
+ * logs it and goes on.  What could not be removed stays recorded.
  */
 static int netcfg_remove_unwanted(struct netcfg *nc, const struct netcfg_obj *want, size_t want_len,
 				  char *err, size_t errlen)
@@ -499,19 +453,20 @@ static int netcfg_remove_unwanted(struct netcfg *nc, const struct netcfg_obj *wa
 	int ret = 0, r;
 
 	for (i = nc->objs_len; i-- > 0;) {
-		struct netcfg_obj o = nc->objs[i];
+		const struct netcfg_obj *o = &nc->objs[i];
 
-		if (!(want && ret) && !netcfg_find(want, want_len, &o)) {
-			r = netcfg_remove(nc, &o);
-			if (!r)
+		if (!(want && ret) && !netcfg_find(want, want_len, o)) {
+			r = netcfg_send(nc, o, false);
+			if (r == -ESRCH || r == -ENOENT || r == -EADDRNOTAVAIL || r == -ENODEV)
+				r = 0;
+			if (!netcfg_report(o, r ? "remove" : "removed", r, err, errlen))
 				continue;
-			netcfg_fail(err, errlen, "remove", &o, r);
 			if (!want)
 				log_error("%s", err);
 			ret = r;
 		}
 		/* Kept: packed at the end, from i upwards (already read). */
-		nc->objs[nc->objs_len - 1 - kept++] = o;
+		nc->objs[nc->objs_len - 1 - kept++] = *o;
 	}
 	if (kept)
 		memmove(nc->objs, nc->objs + nc->objs_len - kept, kept * sizeof(*nc->objs));
@@ -529,33 +484,29 @@ static int netcfg_remove_unwanted(struct netcfg *nc, const struct netcfg_obj *wa
  */
 static int netcfg_add(struct netcfg *nc, struct netcfg_obj *o, size_t known, char *err, size_t errlen)
 {
+	const char *verb = "list the rules for";
 	bool found = false;
-	char what[96];
-	int ret;
+	int ret = 0;
 
 	if (netcfg_find(nc->objs, known, o))
 		return 0;
-	if (o->kind == NETCFG_RULE) {
+	if (o->kind == NETCFG_RULE)
 		ret = netcfg_rule_prio(nc, o, &o->prio);
+	if (!ret) {
+		verb = "add";
+		ret = netcfg_send(nc, o, true);
+		if (ret == -EEXIST && (o->kind != NETCFG_ROUTE ||
+				       (!netcfg_route_exists(nc, o, nc->nl.ifindex, &found) && found)))
+			return 0;
+	}
+	if (!ret) {
+		netcfg_report(o, "added", 0, err, errlen);
+		verb = "record";
+		ret = netcfg_record(nc, o);
 		if (ret < 0)
-			return netcfg_fail(err, errlen, "list the rules for", o, ret);
+			netcfg_send(nc, o, false);
 	}
-	ret = netcfg_send(nc, o, true);
-	if (ret == -EEXIST && o->kind != NETCFG_ROUTE)
-		return 0;
-	if (ret == -EEXIST && o->kind == NETCFG_ROUTE &&
-	    !netcfg_route_exists(nc, o, nc->nl.ifindex, &found) && found)
-		return 0;
-	if (ret < 0)
-		return netcfg_fail(err, errlen, "add", o, ret);
-	netcfg_describe(what, sizeof(what), o);
-	log_info("added %s", what);
-	ret = netcfg_record(nc, o);
-	if (ret < 0) {
-		netcfg_send(nc, o, false);
-		return netcfg_fail(err, errlen, "record", o, ret);
-	}
-	return 0;
+	return ret < 0 ? netcfg_report(o, verb, ret, err, errlen) : 0;
 }
 
 /* The MTU (given, or wg-quick's default) and the link up. */
@@ -568,23 +519,19 @@ static int netcfg_link(struct netcfg *nc, const struct netcfg_want *w, uint32_t 
 
 	if (ret < 0) {
 		snprintf(err, errlen, "cannot read the state of %s: %s", nc->ifname, strerror(-ret));
-		return ret;
-	}
-	if (ev.mtu != mtu) {
-		ret = netlink_set_mtu(&nc->nl, mtu);
-		if (ret < 0) {
-			snprintf(err, errlen, "cannot set the MTU of %s to %u: %s", nc->ifname, mtu,
-				 strerror(-ret));
-			return ret;
+	} else if (ev.mtu != mtu && (ret = netlink_set_mtu(&nc->nl, mtu)) < 0) {
+		snprintf(err, errlen, "cannot set the MTU of %s to %u: %s", nc->ifname, mtu,
+			 strerror(-ret));
+	} else {
+		if (ev.mtu != mtu) {
+			if (!nc->old_mtu)
+				nc->old_mtu = ev.mtu;
+			log_info("MTU %u", mtu);
 		}
-		if (!nc->old_mtu)
-			nc->old_mtu = ev.mtu;
-		log_info("MTU %u", mtu);
+		nc->mtu = mtu;
+		if (!ev.up && (ret = netlink_set_up(&nc->nl, true)) < 0)
+			snprintf(err, errlen, "cannot set %s up: %s", nc->ifname, strerror(-ret));
 	}
-	nc->mtu = mtu;
-	ret = ev.up ? 0 : netlink_set_up(&nc->nl, true);
-	if (ret < 0)
-		snprintf(err, errlen, "cannot set %s up: %s", nc->ifname, strerror(-ret));
 	return ret;
 }
 
@@ -637,17 +584,15 @@ static int netcfg_src_valid(struct netcfg *nc, bool on, char *err, size_t errlen
 {
 	int ret = 0;
 
-	if (on && nc->old_src_valid_mark < 0) {
-		ret = netcfg_src_valid_mark(-1);
+	/* On: only if it reads 0, and then set to 1.  Off: what it was. */
+	if (on == (nc->old_src_valid_mark < 0)) {
+		if (on)
+			ret = netcfg_sysctl(NETCFG_SRC_VALID_MARK, -1);
 		if (ret == 0) {
-			ret = netcfg_src_valid_mark(1);
+			ret = netcfg_sysctl(NETCFG_SRC_VALID_MARK, on ? 1 : nc->old_src_valid_mark);
 			if (ret >= 0)
-				nc->old_src_valid_mark = 0;
+				nc->old_src_valid_mark = on ? 0 : -1;
 		}
-	} else if (!on && nc->old_src_valid_mark >= 0) {
-		ret = netcfg_src_valid_mark(nc->old_src_valid_mark);
-		if (ret >= 0)
-			nc->old_src_valid_mark = -1;
 	}
 	if (ret < 0)
 		snprintf(err, errlen, "cannot set net.ipv4.conf.all.src_valid_mark: %s", strerror(-ret));
@@ -655,40 +600,40 @@ static int netcfg_src_valid(struct netcfg *nc, bool on, char *err, size_t errlen
 }
 
 /*
- * What w asks for, sorted and without duplicates, into want (room for
- * every address and route and the six objects of a full tunnel).
+ * What w asks for, sorted and without duplicates, into want (zeroed, with
+ * room for every address and route and the six objects of a full tunnel).
  */
 static int netcfg_wanted(struct netcfg *nc, const struct netcfg_want *w, struct netcfg_obj *want,
 			 size_t *want_len, bool full[2], uint32_t *table, char *err, size_t errlen)
 {
 	bool ipv6 = netcfg_ipv6_enabled(nc), skipped = false;
-	size_t i, n = 0, m;
-	int ret, f;
+	size_t i, n = 0, m, na = w->addrs_len;
+	size_t nr = w->table == CONFFILE_TABLE_OFF ? 0 : w->routes_len;
+	int ret, f, k;
 
-	for (i = 0; i < w->addrs_len; i++) {
-		const struct conffile_addr *a = &w->addrs[i];
+	/* The addresses, then the routes; only the fields that are not 0 are set. */
+	for (i = 0; i < na + nr; i++) {
+		struct netcfg_obj *o = &want[n];
+		const uint8_t *addr;
 
-		if (a->family != AF_INET && (a->family != AF_INET6 || !ipv6)) {
-			skipped |= a->family == AF_INET6;
-			continue;
+		if (i < na) {
+			o->family = w->addrs[i].family;
+			o->len = w->addrs[i].prefixlen;
+			addr = w->addrs[i].addr;
+		} else {
+			o->kind = NETCFG_ROUTE;
+			o->family = w->routes[i - na].family;
+			o->len = w->routes[i - na].cidr;
+			o->table = w->table == CONFFILE_TABLE_AUTO ? RT_TABLE_MAIN : w->table_id;
+			addr = w->routes[i - na].addr;
 		}
-		want[n] = (struct netcfg_obj){ .kind = NETCFG_ADDR, .family = a->family, .len = a->prefixlen };
-		memcpy(want[n++].addr, a->addr, sizeof(a->addr));
-	}
-	for (i = 0; w->table != CONFFILE_TABLE_OFF && i < w->routes_len; i++) {
-		const struct config_allowedip *r = &w->routes[i];
-
-		if (r->family != AF_INET && (r->family != AF_INET6 || !ipv6)) {
-			skipped |= r->family == AF_INET6;
-			continue;
-		}
-		if (w->table == CONFFILE_TABLE_AUTO && !r->cidr) {
-			full[r->family == AF_INET6] = true;
-			continue;
-		}
-		want[n] = (struct netcfg_obj){ .kind = NETCFG_ROUTE, .family = r->family, .len = r->cidr,
-			.table = w->table == CONFFILE_TABLE_AUTO ? RT_TABLE_MAIN : w->table_id };
-		memcpy(want[n++].addr, r->addr, sizeof(r->addr));
+		if (o->family != AF_INET && (o->family != AF_INET6 || !ipv6))
+			skipped |= o->family == AF_INET6;
+		else if (o->kind == NETCFG_ROUTE && w->table == CONFFILE_TABLE_AUTO && !o->len)
+			full[o->family == AF_INET6] = true;
+		else
+			memcpy(want[n++].addr, addr, sizeof(o->addr));
+		memset(&want[n], 0, sizeof(want[n]));
 	}
 	if (skipped && !nc->warned_ipv6) {
 		log_error("IPv6 is disabled on %s: its addresses, routes and rules are skipped", nc->ifname);
@@ -703,21 +648,22 @@ static int netcfg_wanted(struct netcfg *nc, const struct netcfg_want *w, struct 
 			return ret;
 	}
 	/*
-	 * Per family with a /0: the default route into T and the two rules.
-	 * A new rule goes before the others, so the suppress rule, added
-	 * second, is consulted first (main's routes win, but its default).
-	 * It belongs to its T: with another T both are added again, in order.
+	 * Per family with a /0: the default route into T and the two rules
+	 * (k is the enum netcfg_rule of a rule).  A new rule goes before the
+	 * others, so the suppress rule, added second, is consulted first
+	 * (main's routes win, but its default).  It belongs to its T: with
+	 * another T both are added again, in order.
 	 */
 	for (f = 0; f < 2; f++) {
-		uint8_t fam = f ? AF_INET6 : AF_INET;
+		for (k = 0; full[f] && k < 3; k++) {
+			struct netcfg_obj *o = &want[n++];
 
-		if (!full[f])
-			continue;
-		want[n++] = (struct netcfg_obj){ .kind = NETCFG_ROUTE, .family = fam, .table = *table };
-		want[n++] = (struct netcfg_obj){ .kind = NETCFG_RULE, .family = fam,
-			.rule = NETCFG_RULE_NOT_FWMARK, .table = *table, .tunnel = *table };
-		want[n++] = (struct netcfg_obj){ .kind = NETCFG_RULE, .family = fam,
-			.rule = NETCFG_RULE_SUPPRESS, .table = RT_TABLE_MAIN, .tunnel = *table };
+			o->kind = k ? NETCFG_RULE : NETCFG_ROUTE;
+			o->family = f ? AF_INET6 : AF_INET;
+			o->rule = (uint8_t)k;
+			o->table = k == NETCFG_RULE_SUPPRESS ? RT_TABLE_MAIN : *table;
+			o->tunnel = k ? *table : 0;
+		}
 	}
 	qsort(want, n, sizeof(*want), netcfg_cmp);
 	for (i = m = 0; i < n; i++)
@@ -731,7 +677,7 @@ int netcfg_apply(struct netcfg *nc, const struct netcfg_want *w, uint32_t *fwmar
 		 size_t errlen)
 {
 	struct netcfg_obj *want = calloc(w->addrs_len + w->routes_len + 6, sizeof(*want));
-	bool full[2] = { false, false };
+	bool full[2] = { false, false }, linked = false;
 	size_t want_len = 0, known, i;
 	uint32_t table = 0;
 	int ret;
@@ -744,13 +690,16 @@ int netcfg_apply(struct netcfg *nc, const struct netcfg_want *w, uint32_t *fwmar
 	if (!ret)
 		ret = netcfg_remove_unwanted(nc, want, want_len, err, errlen);
 	known = nc->objs_len;
-	/* As wg-quick: addresses, MTU and link up, then routes and rules. */
-	for (i = 0; !ret && i < want_len && want[i].kind == NETCFG_ADDR; i++)
-		ret = netcfg_add(nc, &want[i], known, err, errlen);
-	if (!ret)
-		ret = netcfg_link(nc, w, table ? table : w->fwmark, err, errlen);
-	for (; !ret && i < want_len; i++)
-		ret = netcfg_add(nc, &want[i], known, err, errlen);
+	/* As wg-quick: addresses, MTU and link up (before the first object
+	 * that is not an address, or at the end), then routes and rules. */
+	for (i = 0; !ret && i <= want_len; i++) {
+		if (!linked && (i == want_len || want[i].kind != NETCFG_ADDR)) {
+			linked = true;
+			ret = netcfg_link(nc, w, table ? table : w->fwmark, err, errlen);
+		}
+		if (!ret && i < want_len)
+			ret = netcfg_add(nc, &want[i], known, err, errlen);
+	}
 	if (!ret)
 		ret = netcfg_src_valid(nc, full[0], err, errlen);
 	if (!ret)

@@ -50,15 +50,49 @@ int netlink_fd(const struct netlink *nl)
 	return mnl_socket_get_fd(nl->sock);
 }
 
-/* Folds one RTM_NEWLINK/RTM_DELLINK about our link into the event. */
-static int netlink_link_attr(const struct nlattr *attr, void *data)
-{
-	struct netlink_event *ev = data;
+_Static_assert(IFLA_MTU < NETLINK_ATTRS && RTA_OIF < NETLINK_ATTRS, "netlink_parse() keeps them");
 
-	if (mnl_attr_get_type(attr) == IFLA_MTU &&
-	    mnl_attr_validate(attr, MNL_TYPE_U32) >= 0)
-		ev->mtu = mnl_attr_get_u32(attr);
+static int netlink_attr_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+	uint16_t type = mnl_attr_get_type(attr);
+
+	if (type < NETLINK_ATTRS)
+		tb[type] = attr;
 	return MNL_CB_OK;
+}
+
+void netlink_parse(const struct nlmsghdr *nlh, size_t hdrlen, const struct nlattr *tb[NETLINK_ATTRS])
+{
+	memset(tb, 0, NETLINK_ATTRS * sizeof(*tb));
+	mnl_attr_parse(nlh, (unsigned int)hdrlen, netlink_attr_cb, tb);
+}
+
+void netlink_parse_nested(const struct nlattr *nest, const struct nlattr *tb[NETLINK_ATTRS])
+{
+	memset(tb, 0, NETLINK_ATTRS * sizeof(*tb));
+	mnl_attr_parse_nested(nest, netlink_attr_cb, tb);
+}
+
+/* Attributes are 4-byte aligned and in host order: the u32 is read in place. */
+uint32_t netlink_u32(const struct nlattr *attr, uint32_t absent)
+{
+	if (!attr || attr->nla_len != MNL_ATTR_HDRLEN + sizeof(uint32_t))
+		return absent;
+	return *(const uint32_t *)((const uint8_t *)attr + MNL_ATTR_HDRLEN);
+}
+
+/* As mnl_nlmsg_put_header() and mnl_nlmsg_put_extra_header() together. */
+void *netlink_msg(struct netlink *nl, void *buf, uint16_t type, uint16_t flags, size_t hdrlen)
+{
+	struct nlmsghdr *nlh = buf;
+
+	memset(buf, 0, MNL_NLMSG_HDRLEN + MNL_ALIGN(hdrlen));
+	nlh->nlmsg_len = (uint32_t)(MNL_NLMSG_HDRLEN + MNL_ALIGN(hdrlen));
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nlh->nlmsg_seq = ++nl->seq;
+	return (uint8_t *)buf + MNL_NLMSG_HDRLEN;
 }
 
 struct netlink_ctx {
@@ -66,16 +100,6 @@ struct netlink_ctx {
 	struct netlink_event *ev;
 	int matched;
 };
-
-/* The output interface of a route, if it names one (0 otherwise). */
-static int netlink_route_attr(const struct nlattr *attr, void *data)
-{
-	uint32_t *oif = data;
-
-	if (mnl_attr_get_type(attr) == RTA_OIF && mnl_attr_validate(attr, MNL_TYPE_U32) >= 0)
-		*oif = mnl_attr_get_u32(attr);
-	return MNL_CB_OK;
-}
 
 /*
  * Whether a route event may change the source address the kernel prefers
@@ -87,20 +111,21 @@ static int netlink_route_attr(const struct nlattr *attr, void *data)
  */
 static bool netlink_route_matters(const struct nlmsghdr *nlh, const struct netlink *nl)
 {
+	const struct nlattr *tb[NETLINK_ATTRS];
 	const struct rtmsg *rtm;
-	uint32_t oif = 0;
 
 	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*rtm)))
 		return false;
 	rtm = mnl_nlmsg_get_payload(nlh);
 	if (rtm->rtm_flags & RTM_F_CLONED)
 		return false;
-	mnl_attr_parse(nlh, sizeof(*rtm), netlink_route_attr, &oif);
-	return oif != (uint32_t)nl->ifindex;
+	netlink_parse(nlh, sizeof(*rtm), tb);
+	return netlink_u32(tb[RTA_OIF], 0) != (uint32_t)nl->ifindex;
 }
 
 static int netlink_msg_cb(const struct nlmsghdr *nlh, void *data)
 {
+	const struct nlattr *tb[NETLINK_ATTRS];
 	struct netlink_ctx *ctx = data;
 	const struct ifinfomsg *ifi;
 
@@ -130,7 +155,8 @@ static int netlink_msg_cb(const struct nlmsghdr *nlh, void *data)
 	}
 	ctx->ev->has_flags = true;
 	ctx->ev->up = ifi->ifi_flags & IFF_UP;
-	mnl_attr_parse(nlh, sizeof(*ifi), netlink_link_attr, ctx->ev);
+	netlink_parse(nlh, sizeof(*ifi), tb);
+	ctx->ev->mtu = netlink_u32(tb[IFLA_MTU], ctx->ev->mtu);
 	return MNL_CB_OK;
 }
 
@@ -212,20 +238,15 @@ static int netlink_set_link(struct netlink *nl, unsigned int mtu, unsigned int c
 			    unsigned int flags)
 {
 	uint8_t buf[256] __attribute__((aligned(4)));
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct ifinfomsg *ifi;
+	struct ifinfomsg *ifi = netlink_msg(nl, buf, RTM_NEWLINK, NLM_F_ACK, sizeof(*ifi));
 
-	nlh->nlmsg_type = RTM_NEWLINK;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	nlh->nlmsg_seq = ++nl->seq;
-	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 	ifi->ifi_family = AF_UNSPEC;
 	ifi->ifi_index = nl->ifindex;
 	ifi->ifi_change = change;
 	ifi->ifi_flags = flags;
 	if (mtu)
-		mnl_attr_put_u32(nlh, IFLA_MTU, mtu);
-	return netlink_request(nlh, NULL, NULL);
+		mnl_attr_put_u32((struct nlmsghdr *)buf, IFLA_MTU, mtu);
+	return netlink_request((struct nlmsghdr *)buf, NULL, NULL);
 }
 
 int netlink_set_mtu(struct netlink *nl, unsigned int mtu)
@@ -241,20 +262,15 @@ int netlink_set_up(struct netlink *nl, bool up)
 int netlink_get_link(struct netlink *nl, struct netlink_event *ev)
 {
 	uint8_t buf[256] __attribute__((aligned(4)));
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct netlink_ctx ctx = { .nl = nl, .ev = ev };
-	struct ifinfomsg *ifi;
+	/* NLM_F_ACK: the acknowledgement after the answer ends the exchange. */
+	struct ifinfomsg *ifi = netlink_msg(nl, buf, RTM_GETLINK, NLM_F_ACK, sizeof(*ifi));
 	int ret;
 
-	nlh->nlmsg_type = RTM_GETLINK;
-	/* NLM_F_ACK: the acknowledgement after the answer ends the exchange. */
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	nlh->nlmsg_seq = ++nl->seq;
-	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 	ifi->ifi_family = AF_UNSPEC;
 	ifi->ifi_index = nl->ifindex;
 	memset(ev, 0, sizeof(*ev));
-	ret = netlink_request(nlh, netlink_msg_cb, &ctx);
+	ret = netlink_request((struct nlmsghdr *)buf, netlink_msg_cb, &ctx);
 	if (ret < 0)
 		return ret;
 	return ctx.matched ? 0 : -ENODEV;

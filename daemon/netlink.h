@@ -11,6 +11,7 @@
 #define WGD_NETLINK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct mnl_socket;
@@ -42,6 +43,27 @@ int netlink_set_up(struct netlink *nl, bool up);
  */
 int netlink_request(struct nlmsghdr *nlh, int (*cb)(const struct nlmsghdr *nlh, void *data),
 		    void *data);
+
+/*
+ * Starts a request of this type in buf (aligned to 4, room for the message)
+ * with NLM_F_REQUEST | flags, the next sequence number of nl and a zeroed
+ * family header of hdrlen bytes, which it returns; buf is the nlmsghdr.
+ */
+void *netlink_msg(struct netlink *nl, void *buf, uint16_t type, uint16_t flags, size_t hdrlen);
+
+/*
+ * Attributes of one message by type (libmnl's usual table), for the types
+ * below NETLINK_ATTRS: every one read here (the highest is RTA_TABLE, 15).
+ */
+#define NETLINK_ATTRS 16
+struct nlattr;
+
+/* Fills tb (zeroed first) with the attributes after the hdrlen-byte header of nlh. */
+void netlink_parse(const struct nlmsghdr *nlh, size_t hdrlen, const struct nlattr *tb[NETLINK_ATTRS]);
+/* The same for the attributes nested in nest. */
+void netlink_parse_nested(const struct nlattr *nest, const struct nlattr *tb[NETLINK_ATTRS]);
+/* The u32 of attr, or absent when it is missing or not 4 bytes long. */
+uint32_t netlink_u32(const struct nlattr *attr, uint32_t absent);
 struct netlink_event {
 	bool deleted;		/* RTM_DELLINK of our link */
 	unsigned int mtu;	/* 0 if not reported */

@@ -20,7 +20,7 @@
 void notify_state(const char *state)
 {
 	const char *path = getenv("NOTIFY_SOCKET");
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa;	/* the family and the path (with its NUL, for checkers) */
 	size_t len;
 	int fd;
 
@@ -29,7 +29,8 @@ void notify_state(const char *state)
 	len = strlen(path);
 	if (len >= sizeof(sa.sun_path))
 		return;
-	memcpy(sa.sun_path, path, len);
+	sa.sun_family = AF_UNIX;
+	memcpy(sa.sun_path, path, len + 1);
 	if (path[0] == '@')
 		sa.sun_path[0] = '\0';
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
