@@ -166,8 +166,8 @@ void blake2s_final(struct blake2s_state *state, uint8_t *out)
 }
 
 /* The one-shot hashes: keyed BLAKE2s of a || b (b may be empty). */
-static void blake2s_oneshot(uint8_t *out, size_t outlen, const uint8_t *key, size_t keylen, const uint8_t *a,
-			    size_t alen, const uint8_t *b, size_t blen)
+static WGD_OUT_OF_LINE void blake2s_oneshot(uint8_t *out, size_t outlen, const uint8_t *key, size_t keylen,
+					    const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 {
 	struct blake2s_state state;
 

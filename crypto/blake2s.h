@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "crypto/util.h"
+
 #define BLAKE2S_HASH_SIZE 32
 #define BLAKE2S_KEY_SIZE 32
 #define BLAKE2S_BLOCK_SIZE 64
@@ -25,7 +27,8 @@ struct blake2s_state {
 /* outlen 1..32 */
 void blake2s_init(struct blake2s_state *state, size_t outlen);
 /* outlen 1..32, keylen 1..32 */
-void blake2s_init_key(struct blake2s_state *state, size_t outlen, const uint8_t *key, size_t keylen);
+WGD_OUT_OF_LINE void blake2s_init_key(struct blake2s_state *state, size_t outlen, const uint8_t *key,
+				      size_t keylen);
 void blake2s_update(struct blake2s_state *state, const uint8_t *in, size_t inlen);
 /* Writes state->outlen bytes and wipes the state. */
 void blake2s_final(struct blake2s_state *state, uint8_t *out);

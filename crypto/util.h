@@ -7,11 +7,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Overwrites n bytes with zeros in a way the compiler cannot elide. */
-void crypto_wipe(void *p, size_t n);
+/*
+ * A function that must keep one copy.  With link-time optimisation (the MIPS
+ * cross files) gcc copies a small function into every caller; for the few
+ * marked with this, called from many sites and never inside a per-byte loop,
+ * the copies cost a router's flash kilobytes and the call costs a few
+ * cycles per handshake or batch (doc/performance.md, "Footprint").
+ */
+#define WGD_OUT_OF_LINE __attribute__((noinline))
+
+/* Overwrites n bytes with zeros in a way the compiler cannot elide.  Out of
+ * line also so that no caller's copy can be reasoned away. */
+WGD_OUT_OF_LINE void crypto_wipe(void *p, size_t n);
 
 /* Equality of two n-byte buffers in time that depends only on n. */
-bool crypto_equal(const void *a, const void *b, size_t n);
+WGD_OUT_OF_LINE bool crypto_equal(const void *a, const void *b, size_t n);
 
 /* Whether all n bytes are zero, in time that depends only on n. */
 bool crypto_is_zero(const void *p, size_t n);

@@ -23,10 +23,12 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "crypto/util.h"
+
 /* A suspend shorter than this is not told apart from reading jitter. */
 #define CLOCK_SUSPEND_MIN_NS (3ull * 1000000000ull)
 
-static inline uint64_t clock_read_ns(clockid_t id)
+static WGD_OUT_OF_LINE uint64_t clock_read_ns(clockid_t id)
 {
 	struct timespec ts;
 

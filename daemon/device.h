@@ -263,6 +263,6 @@ static inline void device_timer_touch(struct device *d, uint64_t when)
 		d->deadline = when;
 }
 /* Tells the shell the deadline if it moved (once per entry point). */
-void device_deadline_commit(struct device *d);
+WGD_OUT_OF_LINE void device_deadline_commit(struct device *d);
 
 #endif

@@ -160,7 +160,7 @@ static inline bool wg_age_reached(uint64_t birth, uint64_t now, uint64_t limit_n
  * divisions.  For the clock conversions (TAI64N, the loop's timeout, the
  * uapi's handshake time, logs) and the timer jitter.
  */
-static inline uint64_t wg_divmod_small(uint64_t n, uint32_t d, uint32_t *rem)
+static WGD_OUT_OF_LINE uint64_t wg_divmod_small(uint64_t n, uint32_t d, uint32_t *rem)
 {
 	uint64_t q = 0;
 	uint32_t r = 0, cur;

@@ -157,6 +157,6 @@ bool timers_rekey_on_receive(struct timers *t, const struct noise_remote *r, uin
 unsigned int timers_expire(struct timers *t, uint64_t now, uint64_t *next);
 
 /* The earliest pending deadline, or TIMERS_NEVER. */
-uint64_t timers_next_deadline(const struct timers *t);
+WGD_OUT_OF_LINE uint64_t timers_next_deadline(const struct timers *t);
 
 #endif
