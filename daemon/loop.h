@@ -50,7 +50,7 @@ struct loop {
 int loop_init(struct loop *l);
 void loop_clear(struct loop *l);
 
-int loop_add(struct loop *l, struct loop_fd *h, int fd, uint32_t events,
+WGD_OUT_OF_LINE int loop_add(struct loop *l, struct loop_fd *h, int fd, uint32_t events,
 	     void (*cb)(struct loop_fd *h, uint32_t revents));
 int loop_modify(struct loop *l, struct loop_fd *h, uint32_t events);
 /* Removes the handle; does not close the descriptor. */

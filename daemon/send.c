@@ -52,7 +52,7 @@ static int send_inner_destination(const uint8_t *pkt, size_t len, const uint8_t 
  * for nobody: a cookie reply).  What the host took counts as sent to its
  * peer; returns how many it took.
  */
-static unsigned int send_out(struct device *d, struct udp_msg *msgs, unsigned int n, struct peer *const *peers,
+static WGD_OUT_OF_LINE unsigned int send_out(struct device *d, struct udp_msg *msgs, unsigned int n, struct peer *const *peers,
 			     struct peer *peer)
 {
 	unsigned int i, sent = 0;
