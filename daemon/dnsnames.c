@@ -19,13 +19,13 @@
 #include "daemon/dnsnames.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,7 +38,7 @@
 #include "daemon/resolve.h"
 
 #define DN_HOST_MAX 256		/* a DNS name has at most 253 characters */
-#define DN_STOP_WAIT_MS 1000	/* how long destroy waits for a lookup */
+#define DN_STOP_WAIT_MS 1000	/* how long destroy waits for a lookup (whole seconds) */
 
 /* A query, and the same sent back with its answer. */
 struct dn_msg {
@@ -112,19 +112,25 @@ static int dn_worker_start(struct dnsnames *dn)
 
 static void dn_worker_stop(struct dnsnames *dn)
 {
-	struct pollfd p = { .fd = dn->ev.fd, .events = POLLIN };
+	const struct timeval wait = { .tv_sec = DN_STOP_WAIT_MS / 1000 };
+	int fd = dn->ev.fd;
 	struct dn_msg m;
+	ssize_t n;
 
-	if (p.fd < 0)
+	if (fd < 0)
 		return;
 	loop_remove(host_loop(dn->h), &dn->ev);
-	shutdown(p.fd, SHUT_WR);
-	/* An answer may come first; the worker's close reads as 0. */
-	while (poll(&p, 1, DN_STOP_WAIT_MS) > 0 && recv(p.fd, &m, sizeof(m), 0) > 0)
-		;
-	if (p.revents == 0)
+	shutdown(fd, SHUT_WR);
+	/* An answer may come first; the worker's close reads as 0, and each
+	 * read waits at most DN_STOP_WAIT_MS (our end blocks: the loop reads
+	 * it with MSG_DONTWAIT). */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait));
+	do
+		n = recv(fd, &m, sizeof(m), 0);
+	while (n > 0);
+	if (n < 0)
 		log_info("a name lookup is still running; not waiting for it");
-	close(p.fd);
+	close(fd);
 	dn->ev.fd = -1;
 }
 
@@ -194,7 +200,7 @@ static void dn_send(struct dnsnames *dn, struct dn_name *n)
 	int ret = dn->ev.fd >= 0 ? 0 : dn_worker_start(dn);
 
 	dnspolicy_sent(&n->st);
-	strcpy(m.host, n->host);	/* fits: checked by dnsnames_update */
+	memcpy(m.host, n->host, strlen(n->host));	/* fits: checked by dnsnames_update */
 	if (!ret && send(dn->ev.fd, &m, sizeof(m), MSG_NOSIGNAL) < 0)
 		ret = -errno;
 	if (ret < 0) {

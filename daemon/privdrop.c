@@ -47,8 +47,12 @@
 
 #define PRIVDROP_DEFAULT_USER "wgd"
 
-/* Capability numbers fit in 64 bits (two words) with version 3. */
-typedef uint64_t capmask;
+/*
+ * Every capability kept or raised (cap_names below) is numbered below 32:
+ * one word of each set, the first of version 3's two, says all there is to
+ * say; the second word is always written as zero (none of those kept).
+ */
+typedef uint32_t capmask;
 #define CAPBIT(c) ((capmask)1 << (c))
 
 static struct {
@@ -74,10 +78,8 @@ static int caps_set(capmask effective, capmask permitted)
 	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
 
 	memset(data, 0, sizeof(data));
-	for (unsigned int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++) {
-		data[i].effective = (uint32_t)(effective >> (32 * i));
-		data[i].permitted = (uint32_t)(permitted >> (32 * i));
-	}
+	data[0].effective = effective;
+	data[0].permitted = permitted;
 	return caps_call(SYS_capset, data);
 }
 
@@ -91,6 +93,8 @@ static const struct {
 	{ CAP_FOWNER, "cap_fowner" },
 	{ CAP_CHOWN, "cap_chown" },
 };
+_Static_assert(CAP_NET_ADMIN < 32 && CAP_NET_BIND_SERVICE < 32 && CAP_DAC_OVERRIDE < 32 &&
+	       CAP_FOWNER < 32 && CAP_CHOWN < 32, "the kept capabilities are in the first word");
 
 /* Appends the names of the capabilities in m ("none" if empty). */
 static void cap_list(char *buf, size_t len, capmask m)
@@ -129,14 +133,16 @@ static capmask run_dir_caps(uid_t uid, gid_t gid)
 	capmask m = 0;
 	struct stat st;
 	char *slash;
+	size_t n;
 
 	if (!dir || !*dir)
 		dir = CONTROL_RUN_DIR;
-	if (strlen(dir) >= sizeof(path) || stat(dir, &st) < 0)
+	n = strlen(dir);
+	if (n >= sizeof(path) || stat(dir, &st) < 0)
 		return CAPBIT(CAP_DAC_OVERRIDE);
 	if ((st.st_mode & S_ISVTX) && st.st_uid != uid)
 		m |= CAPBIT(CAP_FOWNER);
-	strcpy(path, dir);
+	memcpy(path, dir, n + 1);
 	for (;;) {
 		if (stat(path, &st) < 0 || !may(&st, uid, gid, want))
 			return m | CAPBIT(CAP_DAC_OVERRIDE);
@@ -148,17 +154,12 @@ static capmask run_dir_caps(uid_t uid, gid_t gid)
 	}
 }
 
-/* The permitted set now (0 if it cannot be read). */
+/* The permitted set's first word now (0 if it cannot be read). */
 static capmask caps_permitted(void)
 {
 	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
-	capmask m = 0;
 
-	if (caps_call(SYS_capget, data) < 0)
-		return 0;
-	for (unsigned int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
-		m |= (capmask)data[i].permitted << (32 * i);
-	return m;
+	return caps_call(SYS_capget, data) < 0 ? 0 : data[0].permitted;
 }
 
 /*
@@ -170,7 +171,7 @@ static int bounding_trim(capmask keep)
 	int c, in;
 
 	for (c = 0; (in = prctl(PR_CAPBSET_READ, c, 0, 0, 0)) >= 0; c++) {
-		if (!in || (c < 64 && (keep & CAPBIT(c))))
+		if (!in || (c < 32 && (keep & CAPBIT(c))))
 			continue;
 		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0)
 			return -errno;

@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/udp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -44,99 +45,73 @@ static struct {
 	unsigned int group_count[UDP_BATCH];
 } udp_scratch;
 
-static void udp_sockbuf(int fd)
+/* setsockopt() of one int option; 0, or -1 with errno set. */
+static int udp_opt(int fd, int level, int name, int val)
 {
-	int size = UDP_SOCKBUF;
-
-	/* FORCE needs CAP_NET_ADMIN, which we have; the plain call is the fallback. */
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
-		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
-	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)) < 0)
-		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+	return setsockopt(fd, level, name, &val, sizeof(val));
 }
 
 static int udp_mark(int fd, uint32_t fwmark)
 {
 	if (fd < 0)
 		return 0;
-	if (setsockopt(fd, SOL_SOCKET, SO_MARK, &fwmark, sizeof(fwmark)) < 0)
+	if (udp_opt(fd, SOL_SOCKET, SO_MARK, (int)fwmark) < 0)
 		return -errno;
 	return 0;
 }
 
-/* One socket of one family bound to port; the fd or -errno. */
-static int udp_bind_one(int family, uint16_t port, uint32_t fwmark)
+/* sin_port and sin6_port share their place: one store, one read, either family. */
+_Static_assert(offsetof(struct sockaddr_in, sin_port) == offsetof(struct sockaddr_in6, sin6_port),
+	       "the port is at the same offset in both families");
+
+/* One socket of family f bound to port; the fd or -errno. */
+static int udp_bind_one(int f, uint16_t port, uint32_t fwmark)
 {
 	union udp_addr a;
-	socklen_t alen;
-	int fd, on = 1, err;
+	int fd, err;
 
-	fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	memset(&a, 0, sizeof(a));
+	a.sa.sa_family = f == UDP_V4 ? AF_INET : AF_INET6;
+	a.in4.sin_port = htons(port);
+	fd = socket(a.sa.sa_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	memset(&a, 0, sizeof(a));
-	if (family == AF_INET) {
-		a.in4.sin_family = AF_INET;
-		a.in4.sin_port = htons(port);
-		alen = sizeof(a.in4);
-		if (setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &on, sizeof(on)) < 0)
-			goto fail;
-	} else {
-		a.in6.sin6_family = AF_INET6;
-		a.in6.sin6_port = htons(port);
-		alen = sizeof(a.in6);
-		if (setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof(on)) < 0 ||
-		    setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &on, sizeof(on)) < 0)
-			goto fail;
+	if ((f == UDP_V4 ? udp_opt(fd, IPPROTO_IP, IP_PKTINFO, 1) < 0
+			 : udp_opt(fd, IPPROTO_IPV6, IPV6_V6ONLY, 1) < 0 ||
+			   udp_opt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, 1) < 0) ||
+	    (fwmark && udp_mark(fd, fwmark) < 0) ||
+	    bind(fd, &a.sa, f == UDP_V4 ? sizeof(a.in4) : sizeof(a.in6)) < 0) {
+		err = -errno;
+		close(fd);
+		return err;
 	}
-	if (fwmark && udp_mark(fd, fwmark) < 0)
-		goto fail;
-	if (bind(fd, &a.sa, alen) < 0)
-		goto fail;
-	udp_sockbuf(fd);
+	/* Socket buffers; FORCE needs CAP_NET_ADMIN, which we have; the
+	 * plain option is the fallback. */
+	if (udp_opt(fd, SOL_SOCKET, SO_RCVBUFFORCE, UDP_SOCKBUF) < 0)
+		udp_opt(fd, SOL_SOCKET, SO_RCVBUF, UDP_SOCKBUF);
+	if (udp_opt(fd, SOL_SOCKET, SO_SNDBUFFORCE, UDP_SOCKBUF) < 0)
+		udp_opt(fd, SOL_SOCKET, SO_SNDBUF, UDP_SOCKBUF);
 	return fd;
-fail:
-	err = -errno;
-	close(fd);
-	return err;
-}
-
-/* Whether the kernel knows UDP_SEGMENT (Linux >= 4.18); 0 = per-message size. */
-static bool udp_probe_gso(int fd)
-{
-	int zero = 0;
-
-	return setsockopt(fd, SOL_UDP, UDP_SEGMENT, &zero, sizeof(zero)) == 0;
-}
-
-/* Lets the kernel hand us runs of datagrams in one receive (Linux >= 5.0). */
-static bool udp_set_gro(int fd, int on)
-{
-	return fd < 0 || setsockopt(fd, SOL_UDP, UDP_GRO, &on, sizeof(on)) == 0;
 }
 
 /*
  * GRO on every socket or on none: the receive path sizes its buffers for
  * one mode, and a coalesced run read into a small buffer is truncated and
- * lost.  So a family that refuses turns it off for the other as well.
+ * lost.  So a family that refuses (UDP_GRO: Linux >= 5.0) turns it off for
+ * the other as well.
  */
-static bool udp_enable_gro(int fd4, int fd6)
+static bool udp_enable_gro(const int fd[UDP_NFAMILIES])
 {
-	if (udp_set_gro(fd4, 1) && udp_set_gro(fd6, 1))
-		return true;
-	udp_set_gro(fd4, 0);
-	udp_set_gro(fd6, 0);
+	int on, f;
+
+	for (on = 1; on >= 0; on--) {
+		for (f = 0; f < UDP_NFAMILIES; f++)
+			if (fd[f] >= 0 && udp_opt(fd[f], SOL_UDP, UDP_GRO, on) < 0 && on)
+				break;
+		if (on && f == UDP_NFAMILIES)
+			return true;
+	}
 	return false;
-}
-
-static int udp_bound_port(int fd)
-{
-	union udp_addr a;
-	socklen_t alen = sizeof(a);
-
-	if (getsockname(fd, &a.sa, &alen) < 0)
-		return -errno;
-	return ntohs(a.sa.sa_family == AF_INET ? a.in4.sin_port : a.in6.sin6_port);
 }
 
 /*
@@ -147,18 +122,23 @@ static int udp_bound_port(int fd)
 static int udp_try_open(struct udp *u, uint16_t port, uint32_t fwmark)
 {
 	int fd[UDP_NFAMILIES] = { -1, -1 }, f, r, ret = -EAFNOSUPPORT;
+	union udp_addr a;
+	socklen_t alen;
 
 	for (f = 0; f < UDP_NFAMILIES; f++) {
-		r = udp_bind_one(f == UDP_V4 ? AF_INET : AF_INET6, port, fwmark);
+		r = udp_bind_one(f, port, fwmark);
 		if (r == -EAFNOSUPPORT)
 			continue;
 		if (r < 0)
 			goto fail;
 		fd[f] = r;
-		r = udp_bound_port(r);
-		if (r < 0)
+		/* the port the next family follows */
+		alen = sizeof(a);
+		if (getsockname(r, &a.sa, &alen) < 0) {
+			r = -errno;
 			goto fail;
-		port = (uint16_t)r;	/* the port the next family follows */
+		}
+		port = ntohs(a.in4.sin_port);
 		ret = 0;
 	}
 	if (ret < 0)
@@ -167,8 +147,9 @@ static int udp_try_open(struct udp *u, uint16_t port, uint32_t fwmark)
 	u->fd[UDP_V6] = fd[UDP_V6];
 	u->port = port;
 	u->fwmark = fwmark;
-	u->gso = udp_probe_gso(fd[UDP_V4] >= 0 ? fd[UDP_V4] : fd[UDP_V6]);
-	u->gro = udp_enable_gro(fd[UDP_V4], fd[UDP_V6]);
+	/* Whether the kernel knows UDP_SEGMENT (Linux >= 4.18); 0 = per-message size. */
+	u->gso = udp_opt(fd[UDP_V4] >= 0 ? fd[UDP_V4] : fd[UDP_V6], SOL_UDP, UDP_SEGMENT, 0) == 0;
+	u->gro = udp_enable_gro(fd);
 	return 0;
 fail:
 	for (f = 0; f < UDP_NFAMILIES; f++)
