@@ -160,9 +160,9 @@ static const struct config_peer *dn_peer(const struct config_device *snap, const
 }
 
 /* A peer that is gone from the device is not stale: nothing to point. */
-static bool dn_stale(const struct dnsnames *dn, const struct config_peer *p)
+static bool dn_stale(const struct dnsnames *dn, const struct config_peer *p, int64_t wall)
 {
-	return p && dnspolicy_stale(&dn->pol, p->last_handshake_sec, (int64_t)time(NULL));
+	return p && dnspolicy_stale(&dn->pol, p->last_handshake_sec, wall);
 }
 
 /* The policy's clock: the boot clock's seconds, as protocol time counts. */
@@ -186,15 +186,15 @@ static void dn_free_names(struct dn_name *names, size_t len)
 /* ---- queries and answers ---- */
 
 /* Logged once per change of the failure, not at every retry. */
-static void dn_failed(struct dnsnames *dn, struct dn_name *n, int ret, const char *why)
+static void dn_failed(struct dnsnames *dn, struct dn_name *n, int ret, const char *why, uint32_t now)
 {
-	dnspolicy_failed(&dn->pol, &n->st, dn_now());
+	dnspolicy_failed(&dn->pol, &n->st, now);
 	if (ret != n->err)
 		log_error("endpoint %s:%u: %s; trying again", n->host, n->port, why);
 	n->err = ret;
 }
 
-static void dn_send(struct dnsnames *dn, struct dn_name *n)
+static void dn_send(struct dnsnames *dn, struct dn_name *n, uint32_t now)
 {
 	struct dn_msg m = { .port = n->port };
 	int ret = dn->ev.fd >= 0 ? 0 : dn_worker_start(dn);
@@ -204,7 +204,7 @@ static void dn_send(struct dnsnames *dn, struct dn_name *n)
 	if (!ret && send(dn->ev.fd, &m, sizeof(m), MSG_NOSIGNAL) < 0)
 		ret = -errno;
 	if (ret < 0) {
-		dn_failed(dn, n, ret, "cannot reach the resolver thread");
+		dn_failed(dn, n, ret, "cannot reach the resolver thread", now);
 		return;
 	}
 	memcpy(dn->out_key, n->key, CONFIG_KEY_LEN);
@@ -212,7 +212,8 @@ static void dn_send(struct dnsnames *dn, struct dn_name *n)
 }
 
 /* Sets what m answered as n's peer's endpoint, if the policy says so. */
-static void dn_take(struct dnsnames *dn, struct dn_name *n, const struct config_peer *p, const struct dn_msg *m)
+static void dn_take(struct dnsnames *dn, struct dn_name *n, const struct config_peer *p, const struct dn_msg *m,
+		    uint32_t now, int64_t wall)
 {
 	struct config_peer set = { .flags = CONFIG_PEER_UPDATE_ONLY | CONFIG_PEER_HAS_ENDPOINT, .endpoint = m->ep };
 	struct config_device cfg = { .peers = &set, .peers_len = 1, .peers_cap = 1 };
@@ -223,7 +224,7 @@ static void dn_take(struct dnsnames *dn, struct dn_name *n, const struct config_
 	int ret;
 
 	if (m->ret < 0) {
-		dn_failed(dn, n, m->ret, m->err);
+		dn_failed(dn, n, m->ret, m->err, now);
 		return;
 	}
 	if (n->err)
@@ -231,7 +232,7 @@ static void dn_take(struct dnsnames *dn, struct dn_name *n, const struct config_
 	n->err = 0;
 	if (p && (p->flags & CONFIG_PEER_HAS_ENDPOINT))
 		cur = p->endpoint;
-	apply = dnspolicy_answered(&dn->pol, &n->st, dn_stale(dn, p), &m->ep, &cur, dn_now()) && p;
+	apply = dnspolicy_answered(&dn->pol, &n->st, dn_stale(dn, p, wall), &m->ep, &cur, now) && p;
 	memcpy(&e.addr, &m->ep, sizeof(e.addr));
 	endpoint_format(&e, buf, sizeof(buf));
 	if (!apply) {
@@ -254,6 +255,7 @@ static void dn_run(struct dnsnames *dn, const struct dn_msg *m)
 {
 	struct config_device snap;
 	uint32_t now = dn_now();
+	int64_t wall = (int64_t)time(NULL);	/* the handshake times' clock */
 	struct dn_name *n;
 	size_t i;
 
@@ -268,11 +270,11 @@ static void dn_run(struct dnsnames *dn, const struct dn_msg *m)
 	}
 	/* The name may have gone with a reload while its query was out. */
 	if (m && (n = dn_find(dn, dn->out_key, m->host, m->port)))
-		dn_take(dn, n, dn_peer(&snap, n->key), m);
+		dn_take(dn, n, dn_peer(&snap, n->key), m, now, wall);
 	for (i = 0; i < dn->len && !dn->out; i++) {
 		n = &dn->names[i];
-		if (dnspolicy_due(&n->st, dn_stale(dn, dn_peer(&snap, n->key)), now))
-			dn_send(dn, n);
+		if (dnspolicy_due(&n->st, dn_stale(dn, dn_peer(&snap, n->key), wall), now))
+			dn_send(dn, n, now);
 	}
 out:
 	config_device_clear(&snap);

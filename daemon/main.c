@@ -263,30 +263,25 @@ static int launcher_wait(int fd)
 	close(fd);
 	if (n == 1 && buf[0] == '\0')
 		return EXIT_SUCCESS;
-	if (n > 0) {
+	if (n > 0)
 		buf[n] = '\0';
-		fprintf(stderr, "wgd: %s\n", buf);
-	} else {
-		fprintf(stderr, "wgd: the daemon exited during start-up\n");
-	}
+	fprintf(stderr, "wgd: %s\n", n > 0 ? buf : "the daemon exited during start-up");
 	return EXIT_FAILURE;
 }
 
 /* The child's report to the launcher (or stderr in the foreground). */
 static void report(int fd, const char *msg)
 {
-	if (fd < 0) {
-		if (msg)
-			log_error("%s", msg);
-		return;
+	bool failed = true;	/* to log msg instead */
+
+	if (fd >= 0) {
+		failed = write(fd, msg ? msg : "", msg ? strlen(msg) : 1) < 0;
+		if (failed && !msg)
+			log_error("cannot report readiness: %s", strerror(errno));
+		close(fd);
 	}
-	if (msg) {
-		if (write(fd, msg, strlen(msg)) < 0)
-			log_error("%s", msg);
-	} else if (write(fd, "", 1) < 0) {
-		log_error("cannot report readiness: %s", strerror(errno));
-	}
-	close(fd);
+	if (failed && msg)
+		log_error("%s", msg);
 }
 
 static void detach_stdio(void)

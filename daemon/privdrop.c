@@ -179,6 +179,7 @@ static int bounding_trim(capmask keep)
 	return 0;
 }
 
+/* msg is fmt's text and ": " strerror(-err); err 0 means -errno. */
 static int fail(char *msg, size_t len, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
@@ -187,6 +188,8 @@ static int fail(char *msg, size_t len, int err, const char *fmt, ...)
 	va_list ap;
 	int n;
 
+	if (!err)
+		err = -errno;
 	va_start(ap, fmt);
 	n = vsnprintf(msg, len, fmt, ap);
 	va_end(ap);
@@ -304,16 +307,16 @@ int privdrop_apply(const struct privdrop_opts *o, char *msg, size_t msglen)
 		return fail(msg, msglen, ret, "cannot trim the capability bounding set");
 	bounded = ret == 0;
 	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
-		return fail(msg, msglen, -errno, "PR_SET_KEEPCAPS");
+		return fail(msg, msglen, 0, "PR_SET_KEEPCAPS");
 	if (setgroups(1, &gid) < 0 || setresgid(gid, gid, gid) < 0)
-		return fail(msg, msglen, -errno, "cannot change to group %u", (unsigned int)gid);
+		return fail(msg, msglen, 0, "cannot change to group %u", (unsigned int)gid);
 	if (setresuid(uid, uid, uid) < 0)
-		return fail(msg, msglen, -errno, "cannot change to user '%s'", name);
+		return fail(msg, msglen, 0, "cannot change to user '%s'", name);
 	ret = caps_set(net, net | files);
 	if (ret < 0)
 		return fail(msg, msglen, ret, "capset");
 	if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return fail(msg, msglen, -errno, "prctl");
+		return fail(msg, msglen, 0, "prctl");
 	/* setuid(0) succeeding now would mean the drop did not take. */
 	if (setuid(0) == 0)
 		return fail(msg, msglen, -EPERM, "still able to become root after the drop");
