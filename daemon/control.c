@@ -494,28 +494,29 @@ static bool ifname_valid(const char *ifname)
 	       strcmp(ifname, ".") != 0 && strcmp(ifname, "..") != 0;
 }
 
-/* mkdir -p, with 0755 on what we create (umask notwithstanding). */
-static int make_dir(const char *dir)
+/*
+ * mkdir -p of dir (not empty), with 0755 on what we create (umask
+ * notwithstanding); each '/' is cut in place for its mkdir() and put back.
+ */
+static int make_dir(char *dir)
 {
-	char tmp[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	size_t n = strlen(dir);
+	for (size_t i = 1;; i++) {
+		char c = dir[i];
+		int ret = 0;
 
-	if (n == 0 || n >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	memcpy(tmp, dir, n + 1);
-	for (size_t i = 1; i <= n; i++) {
-		if (tmp[i] != '/' && tmp[i] != '\0')
+		if (c != '/' && c != '\0')
 			continue;
-		tmp[i] = '\0';
-		if (mkdir(tmp, 0755) == 0) {
-			if (chmod(tmp, 0755) < 0)
-				return -errno;
+		dir[i] = '\0';
+		if (mkdir(dir, 0755) == 0) {
+			if (chmod(dir, 0755) < 0)
+				ret = -errno;
 		} else if (errno != EEXIST) {
-			return -errno;
+			ret = -errno;
 		}
-		tmp[i] = i < n ? '/' : '\0';
+		dir[i] = c;
+		if (ret < 0 || c == '\0')
+			return ret;
 	}
-	return 0;
 }
 
 /* *sun for path, and a non-blocking stream socket to bind or connect with
