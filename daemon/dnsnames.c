@@ -51,7 +51,7 @@ struct dn_msg {
 
 struct dn_name {
 	uint8_t key[CONFIG_KEY_LEN];	/* the peer's public key */
-	char *host;
+	char *host;			/* in the block of the names (dnsnames_update) */
 	uint16_t port;
 	struct dnspolicy_name st;
 	int err;			/* the failure last logged; 0: none since */
@@ -172,15 +172,6 @@ static uint32_t dn_now(void)
 
 	clock_gettime(CLOCK_BOOTTIME, &ts);
 	return (uint32_t)ts.tv_sec;
-}
-
-static void dn_free_names(struct dn_name *names, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		free(names[i].host);
-	free(names);
 }
 
 /* ---- queries and answers ---- */
@@ -341,20 +332,28 @@ int dnsnames_update(struct dnsnames *dn, const struct conffile *cf)
 {
 	struct itimerspec its = { 0 };
 	struct dn_name *names, *old;
-	size_t i, len = 0;
+	size_t i, len = 0, text_len = 0, host_len;
+	char *text;
 
-	for (i = 0; i < cf->dev.peers_len; i++)
-		len += cf->peers[i].endpoint_is_name && cf->peers[i].endpoint_host;
-	names = calloc(len + 1, sizeof(*names));
+	for (i = 0; i < cf->dev.peers_len; i++) {
+		if (cf->peers[i].endpoint_is_name && cf->peers[i].endpoint_host) {
+			len++;
+			text_len += strlen(cf->peers[i].endpoint_host) + 1;
+		}
+	}
+	/* One block: the names, then their host names' text. */
+	names = calloc(1, (len + 1) * sizeof(*names) + text_len);
 	if (!names)
 		return -ENOMEM;
+	text = (char *)(names + len + 1);
 	for (len = 0, i = 0; i < cf->dev.peers_len; i++) {
 		const struct conffile_peer *cp = &cf->peers[i];
 		struct dn_name *n = &names[len];
 
 		if (!cp->endpoint_is_name || !cp->endpoint_host)
 			continue;
-		if (strlen(cp->endpoint_host) >= DN_HOST_MAX) {
+		host_len = strlen(cp->endpoint_host);
+		if (host_len >= DN_HOST_MAX) {
 			log_error("line %u: the Endpoint's host name is too long", cp->line);
 			continue;
 		}
@@ -364,15 +363,12 @@ int dnsnames_update(struct dnsnames *dn, const struct conffile *cf)
 			*n = *old;
 		memcpy(n->key, cf->dev.peers[i].public_key, CONFIG_KEY_LEN);
 		n->port = cp->endpoint_port;
-		n->host = strdup(cp->endpoint_host);
-		if (!n->host) {
-			dn_free_names(names, len);
-			return -ENOMEM;
-		}
+		n->host = memcpy(text, cp->endpoint_host, host_len + 1);
+		text += host_len + 1;
 		n->st.now = true;	/* every name at once */
 		len++;
 	}
-	dn_free_names(dn->names, dn->len);
+	free(dn->names);
 	dn->names = names;
 	dn->len = len;
 	/*
@@ -393,6 +389,6 @@ void dnsnames_destroy(struct dnsnames *dn)
 	dn_worker_stop(dn);
 	loop_remove(host_loop(dn->h), &dn->tick);
 	close(dn->tick.fd);
-	dn_free_names(dn->names, dn->len);
+	free(dn->names);
 	free(dn);
 }
