@@ -153,7 +153,8 @@ static int config_for_up(struct options *o, const char *arg, const char *prog)
 	return 0;
 }
 
-/* The arguments after the options: IFNAME, [IFNAME] after -c, or up X. */
+/* The arguments after the options: IFNAME, [IFNAME] after -c, or up X;
+ * 0, -1 after an error message, -2 for the usage. */
 static int parse_operands(struct options *o, int n, char **args, const char *prog)
 {
 	if (!o->config && n == 2 && !strcmp(args[0], "up")) {
@@ -166,8 +167,7 @@ static int parse_operands(struct options *o, int n, char **args, const char *pro
 			return -1;
 		}
 	} else if (!(o->config && n == 0)) {
-		usage(stderr, prog);
-		return -1;
+		return -2;
 	}
 	if (!o->ifname)
 		return ifname_from_path(o, prog);
@@ -188,7 +188,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *env = getenv("LOG_LEVEL");
-	int c;
+	int c, ret = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->log_level = env ? log_parse_level(env) : -1;
@@ -200,7 +200,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	env = getenv("WGD_USER");
 	if (env && *env)
 		o->user = env;
-	while ((c = getopt_long(argc, argv, "c:fl:p:u:hv", longopts, NULL)) != -1) {
+	while (!ret && (c = getopt_long(argc, argv, "c:fl:p:u:hv", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			o->config = optarg;
@@ -222,17 +222,24 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->user = optarg;
 			break;
 		case 'h':
-			usage(stdout, argv[0]);
-			return 1;
+			ret = 1;	/* the usage, on stdout */
+			break;
 		case 'v':
 			fputs("wgd " WGD_VERSION "\n", stdout);
 			return 1;
 		default:
-			usage(stderr, argv[0]);
-			return -1;
+			ret = -1;
+			break;
 		}
 	}
-	return parse_operands(o, argc - optind, argv + optind, argv[0]);
+	if (!ret) {
+		ret = parse_operands(o, argc - optind, argv + optind, argv[0]);
+		if (ret != -2)
+			return ret;
+		ret = -1;
+	}
+	usage(ret > 0 ? stdout : stderr, argv[0]);
+	return ret;
 }
 
 static int write_pid_file(const char *path)
