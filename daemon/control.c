@@ -142,7 +142,7 @@ static void client_do_get(struct control_client *cl)
 	if (ret == 0)
 		ret = uapi_print_get(&cl->out, &snap);
 	if (ret < 0) {
-		log_error("control socket: get failed: %s", strerror(-ret));
+		log_error_errno(-ret, "control socket: get failed");
 		client_reply_errno(cl, ret);
 	}
 	config_device_clear(&snap);
@@ -156,10 +156,10 @@ static void client_do_set(struct control_client *cl)
 	if (ret == 0) {
 		ret = ops_result(ctl->ops->set(ctl->ctx, &cl->cfg));
 		if (ret < 0)
-			log_error("control socket: set failed: %s", strerror(-ret));
+			log_error_errno(-ret, "control socket: set failed");
 	} else if (cl->parser.err_line) {
-		log_error("control socket: set rejected, nothing applied: line %lu: %s",
-			  cl->parser.err_line, strerror(-ret));
+		log_error_errno(-ret, "control socket: set rejected, nothing applied: line %lu",
+				cl->parser.err_line);
 	} else {
 		log_error("control socket: set rejected, nothing applied: %s%s", strerror(-ret),
 			  ret == -EINVAL ? " (a public_key repeated)" : "");

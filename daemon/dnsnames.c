@@ -233,7 +233,7 @@ static void dn_take(struct dnsnames *dn, struct dn_name *n, const struct config_
 	memcpy(set.public_key, n->key, CONFIG_KEY_LEN);
 	ret = host_config_apply(dn->h, &cfg);
 	if (ret < 0)
-		log_error("endpoint %s:%u: cannot set %s: %s", n->host, n->port, buf, strerror(-ret));
+		log_error_errno(-ret, "endpoint %s:%u: cannot set %s", n->host, n->port, buf);
 	else
 		log_info("endpoint %s:%u: the peer's endpoint is now %s", n->host, n->port, buf);
 }

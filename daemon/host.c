@@ -147,7 +147,7 @@ static int host_bind(void *ctx, uint16_t port, uint32_t fwmark, uint16_t *bound,
 
 	ret = udp_open(&fresh, port, fwmark);
 	if (ret < 0) {
-		log_error("cannot bind UDP port %u: %s", port, strerror(-ret));
+		log_error_errno(-ret, "cannot bind UDP port %u", port);
 		return ret;
 	}
 	host_udp_detach(h);
@@ -155,7 +155,7 @@ static int host_bind(void *ctx, uint16_t port, uint32_t fwmark, uint16_t *bound,
 	h->udp = fresh;
 	ret = host_udp_attach(h);
 	if (ret < 0) {
-		log_error("cannot watch the sockets of UDP port %u: %s", h->udp.port, strerror(-ret));
+		log_error_errno(-ret, "cannot watch the sockets of UDP port %u", h->udp.port);
 		host_udp_detach(h);
 		udp_close(&h->udp);
 		h->udp = old;
@@ -267,7 +267,7 @@ static int host_netlink_resync(struct host *h, struct netlink_event *ev)
 		return ret;
 	}
 	if (ret < 0) {
-		log_error("netlink: %s", strerror(-ret));
+		log_error_errno(-ret, "netlink");
 		return 0;
 	}
 	if (now.mtu)
@@ -288,7 +288,7 @@ static void host_on_netlink(struct loop_fd *fd, uint32_t revents)
 	(void)revents;
 	ret = netlink_read_events(&h->nl, &ev);
 	if (ret < 0) {
-		log_error("netlink: %s", strerror(-ret));
+		log_error_errno(-ret, "netlink");
 		return;
 	}
 	if (ev.lost && host_netlink_resync(h, &ev) < 0)
@@ -478,7 +478,7 @@ static int host_start_netlink(struct host *h)
 	/* The kernel's default for a WireGuard link (doc/protocol.md §10). */
 	ret = netlink_set_mtu(&h->nl, DEVICE_DEFAULT_MTU);
 	if (ret < 0)
-		log_error("cannot set the MTU of %s: %s", h->tun.name, strerror(-ret));
+		log_error_errno(-ret, "cannot set the MTU of %s", h->tun.name);
 	ret = netlink_get_link(&h->nl, &ev);
 	if (ret < 0)
 		return ret;
@@ -539,7 +539,7 @@ int host_run(struct host *h)
 
 	device_log_stats(h->dev);
 	if (ret < 0) {
-		log_error("event loop: %s", strerror(-ret));
+		log_error_errno(-ret, "event loop");
 		return ret;
 	}
 	return h->exit_status ? -EIO : 0;

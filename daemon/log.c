@@ -55,13 +55,17 @@ bool log_enabled(enum log_level level)
 	return level != LOG_LEVEL_SILENT && level <= logger.level;
 }
 
-static __attribute__((format(printf, 2, 0))) void log_vmsg(enum log_level level, const char *fmt, va_list ap)
+/* err: a positive errno whose strerror() ends the line after ": ", or 0 */
+static __attribute__((format(printf, 3, 0))) void log_vmsg(enum log_level level, int err, const char *fmt,
+							   va_list ap)
 {
 	static const char *const names[] = { "", "ERROR", "INFO", "DEBUG" };
 	static const int prio[] = { LOG_ERR, LOG_ERR, LOG_INFO, LOG_DEBUG };
 	char line[512];
+	int n = vsnprintf(line, sizeof(line), fmt, ap);
 
-	vsnprintf(line, sizeof(line), fmt, ap);
+	if (err && n >= 0 && (size_t)n < sizeof(line))
+		snprintf(line + n, sizeof(line) - (size_t)n, ": %s", strerror(err));
 	if (logger.to_stderr)
 		fprintf(stderr, "%s: %s: %s\n", logger.ident, names[level], line);
 	else
@@ -75,7 +79,18 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	if (!log_enabled(level))
 		return;
 	va_start(ap, fmt);
-	log_vmsg(level, fmt, ap);
+	log_vmsg(level, 0, fmt, ap);
+	va_end(ap);
+}
+
+void log_msg_errno(enum log_level level, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!log_enabled(level))
+		return;
+	va_start(ap, fmt);
+	log_vmsg(level, err, fmt, ap);
 	va_end(ap);
 }
 
@@ -110,6 +125,6 @@ void log_packet(enum log_level level, const char *fmt, ...)
 		logger.suppressed = 0;
 	}
 	va_start(ap, fmt);
-	log_vmsg(level, fmt, ap);
+	log_vmsg(level, 0, fmt, ap);
 	va_end(ap);
 }

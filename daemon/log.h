@@ -30,6 +30,10 @@ bool log_enabled(enum log_level level);
 void log_msg(enum log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* As log_msg(), the message followed by ": " and strerror(err). */
+void log_msg_errno(enum log_level level, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* As log_msg(), at most a burst of 10 then 5 per second (per process). */
 void log_packet(enum log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -37,5 +41,7 @@ void log_packet(enum log_level level, const char *fmt, ...)
 #define log_error(...) log_msg(LOG_LEVEL_ERROR, __VA_ARGS__)
 #define log_info(...) log_msg(LOG_LEVEL_VERBOSE, __VA_ARGS__)
 #define log_debug(...) log_msg(LOG_LEVEL_DEBUG, __VA_ARGS__)
+/* log_error() of "fmt: strerror(err)", err a positive errno */
+#define log_error_errno(err, ...) log_msg_errno(LOG_LEVEL_ERROR, err, __VA_ARGS__)
 
 #endif

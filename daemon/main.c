@@ -284,7 +284,7 @@ static void report(int fd, const char *msg)
 	if (fd >= 0) {
 		failed = write(fd, msg ? msg : "", msg ? strlen(msg) : 1) < 0;
 		if (failed && !msg)
-			log_error("cannot report readiness: %s", strerror(errno));
+			log_error_errno(errno, "cannot report readiness");
 		close(fd);
 	}
 	if (failed && msg)
@@ -391,7 +391,7 @@ static int start(const struct options *o, struct bringup *b)
 
 	ret = tun_open(&tun, o->ifname);
 	if (ret < 0) {
-		log_error("cannot create TUN device %s: %s", o->ifname, strerror(-ret));
+		log_error_errno(-ret, "cannot create TUN device %s", o->ifname);
 		return EXIT_FAILURE;
 	}
 	host = host_create(tun.name);
@@ -401,14 +401,14 @@ static int start(const struct options *o, struct bringup *b)
 	}
 	ret = control_open(&control, tun.name, NULL, host_control_ops(), host);
 	if (ret < 0) {
-		log_error("cannot open the control socket for %s: %s", tun.name, strerror(-ret));
+		log_error_errno(-ret, "cannot open the control socket for %s", tun.name);
 		goto destroy;
 	}
 	if (o->foreground)
 		return serve(o, host, &tun, control, b, -1);
 
 	if (pipe2(pipefd, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
-		log_error("cannot fork: %s", strerror(errno));
+		log_error_errno(errno, "cannot fork");
 		control_close(control);
 		goto destroy;
 	}

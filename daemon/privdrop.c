@@ -341,7 +341,7 @@ void privdrop_file_begin(void)
 		return;
 	ret = caps_set(pd.effective | pd.file, pd.effective | pd.file);
 	if (ret < 0)
-		log_error("cannot raise the file capabilities: %s", strerror(-ret));
+		log_error_errno(-ret, "cannot raise the file capabilities");
 }
 
 void privdrop_file_end(void)
@@ -352,5 +352,5 @@ void privdrop_file_end(void)
 		return;
 	ret = caps_set(pd.effective, pd.effective | pd.file);
 	if (ret < 0)
-		log_error("cannot lower the file capabilities: %s", strerror(-ret));
+		log_error_errno(-ret, "cannot lower the file capabilities");
 }
