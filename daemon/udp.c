@@ -455,8 +455,13 @@ unsigned int udp_send(struct udp *u, struct udp_msg *msgs, unsigned int n)
 {
 	unsigned int dropped = 0, f, i, count;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		int fam = msgs[i].ep->addr.sa.sa_family;
+
 		msgs[i].sent = false;
+		if (fam != AF_INET && fam != AF_INET6)
+			dropped++;	/* no socket of its family */
+	}
 	for (f = 0; f < UDP_NFAMILIES; f++) {
 		int family = f == UDP_V4 ? AF_INET : AF_INET6;
 
@@ -476,12 +481,6 @@ unsigned int udp_send(struct udp *u, struct udp_msg *msgs, unsigned int n)
 		}
 		if (count)
 			dropped += udp_send_family(u, u->fd[f], msgs, count);
-	}
-	for (i = 0; i < n; i++) {
-		int fam = msgs[i].ep->addr.sa.sa_family;
-
-		if (fam != AF_INET && fam != AF_INET6)
-			dropped++;
 	}
 	return dropped;
 }
