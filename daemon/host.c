@@ -553,7 +553,7 @@ void host_stop(struct host *h)
 	control_close(h->control);
 	if (h->sigfd >= 0)
 		close(h->sigfd);
-	host_udp_detach(h);
+	/* As for the other descriptors, closing takes them off the loop. */
 	udp_close(&h->udp);
 	netlink_close(&h->nl);
 	tun_close(&h->tun);
