@@ -35,7 +35,6 @@
 static struct {
 	struct mmsghdr mm[UDP_BATCH];
 	struct iovec iov[UDP_BATCH];
-	union udp_addr name[UDP_BATCH];
 	union {
 		struct cmsghdr align;
 		uint8_t buf[UDP_CMSG_SPACE];
@@ -233,6 +232,7 @@ static void udp_read_control(struct msghdr *mh, struct udp_msg *msg)
 int udp_recv(struct udp *u, int family, struct udp_msg *msgs, unsigned int n)
 {
 	int fd = u->fd[family], got, i;
+	size_t k;
 
 	if (fd < 0)
 		return 0;
@@ -243,8 +243,9 @@ int udp_recv(struct udp *u, int family, struct udp_msg *msgs, unsigned int n)
 
 		udp_scratch.iov[i].iov_base = msgs[i].data;
 		udp_scratch.iov[i].iov_len = msgs[i].len;
-		mh->msg_name = &udp_scratch.name[i];
-		mh->msg_namelen = sizeof(udp_scratch.name[i]);
+		/* the sender's address straight into the endpoint */
+		mh->msg_name = &msgs[i].ep->addr;
+		mh->msg_namelen = sizeof(msgs[i].ep->addr);
 		mh->msg_iov = &udp_scratch.iov[i];
 		mh->msg_iovlen = 1;
 		mh->msg_control = udp_scratch.cmsg[i].buf;
@@ -262,9 +263,10 @@ int udp_recv(struct udp *u, int family, struct udp_msg *msgs, unsigned int n)
 
 		msgs[i].truncated = (mh->msg_flags & MSG_TRUNC) != 0;
 		msgs[i].len = msgs[i].truncated ? 0 : udp_scratch.mm[i].msg_len;
-		memset(&ep->addr, 0, sizeof(ep->addr));
-		if (mh->msg_namelen <= sizeof(ep->addr))
-			memcpy(&ep->addr, mh->msg_name, mh->msg_namelen);
+		/* Zero what the kernel did not write (all of it for a name
+		 * longer than the endpoint holds, never from UDP). */
+		k = mh->msg_namelen <= sizeof(ep->addr) ? mh->msg_namelen : 0;
+		memset((uint8_t *)&ep->addr + k, 0, sizeof(ep->addr) - k);
 		if (ep->addr.sa.sa_family != AF_INET && ep->addr.sa.sa_family != AF_INET6)
 			msgs[i].len = 0;
 		udp_read_control(mh, &msgs[i]);
