@@ -499,10 +499,8 @@ static void begin_session(struct noise_remote *r, const uint8_t chain[NOISE_HASH
 
 	kp = keypair_unused(r);
 	memset(kp, 0, sizeof(*kp));
-	if (initiator)
-		blake2s_kdf(kp->send_key, kp->recv_key, NULL, chain, 0, chain);
-	else
-		blake2s_kdf(kp->recv_key, kp->send_key, NULL, chain, 0, chain);
+	blake2s_kdf(initiator ? kp->send_key : kp->recv_key, initiator ? kp->recv_key : kp->send_key, NULL,
+		    chain, 0, chain);
 	replay_counter_init(&kp->replay);
 	kp->remote_index = hs->remote_index;
 	kp->birth = now;
