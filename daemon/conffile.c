@@ -127,9 +127,9 @@ void conffile_clear(struct conffile *cf)
 	free(cf->peers);
 	config_device_clear(&cf->dev);
 	free(cf->addrs);
-	strv_free(cf->dns, cf->dns_len);
-	for (int h = 0; h < CONFFILE_NHOOKS; h++)
-		strv_free(cf->hooks[h], cf->hooks_len[h]);
+	/* The DNS entries, then each hook's commands. */
+	for (int h = -1; h < CONFFILE_NHOOKS; h++)
+		strv_free(h < 0 ? cf->dns : cf->hooks[h], h < 0 ? cf->dns_len : cf->hooks_len[h]);
 	conffile_init(cf);
 }
 
