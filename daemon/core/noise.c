@@ -305,7 +305,7 @@ void noise_local_clear(struct noise_local *l)
 {
 	if (l->buckets && l->buckets != l->fixed_buckets)
 		free(l->buckets);
-	cookie_checker_clear(&l->cookie);
+	/* the cookie checker's keys and secret with the rest */
 	crypto_wipe(l, sizeof(*l));
 }
 
@@ -452,7 +452,7 @@ void noise_remote_clear_keys(struct noise_remote *r)
 void noise_remote_clear(struct noise_remote *r)
 {
 	noise_remote_clear_keys(r);
-	cookie_maker_clear(&r->cookie);
+	/* the cookie maker's keys and cookie with the rest */
 	crypto_wipe(r, sizeof(*r));
 }
 
