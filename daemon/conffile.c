@@ -519,10 +519,9 @@ static int end_peer(struct parser *p)
  * (cf->peers always has dev.peers_cap entries). */
 static int start_peer(struct parser *p)
 {
-	static const uint8_t zero[CONFIG_KEY_LEN];
 	struct conffile *cf = p->cf;
 	size_t cap = cf->dev.peers_cap;
-	struct config_peer *peer = config_device_add_peer(&cf->dev, zero);
+	struct config_peer *peer = config_device_add_peer(&cf->dev, NULL);
 
 	if (!peer)
 		return -ENOMEM;
