@@ -165,27 +165,24 @@ void blake2s_final(struct blake2s_state *state, uint8_t *out)
 	crypto_wipe(state, sizeof(*state));
 }
 
-/* The one-shot hashes: keyed BLAKE2s of a || b (b may be empty). */
-static WGD_OUT_OF_LINE void blake2s_oneshot(uint8_t *out, size_t outlen, const uint8_t *key, size_t keylen,
-					    const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+void blake2s(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen, const uint8_t *key, size_t keylen)
 {
 	struct blake2s_state state;
 
 	blake2s_init_key(&state, outlen, key, keylen);
-	blake2s_update(&state, a, alen);
-	blake2s_update(&state, b, blen);
+	blake2s_update(&state, in, inlen);
 	blake2s_final(&state, out);
-}
-
-void blake2s(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen, const uint8_t *key, size_t keylen)
-{
-	blake2s_oneshot(out, outlen, key, keylen, in, inlen, NULL, 0);
 }
 
 void blake2s_concat(uint8_t *out, size_t outlen, const uint8_t *a, size_t alen, const uint8_t *b,
 		    size_t blen)
 {
-	blake2s_oneshot(out, outlen, NULL, 0, a, alen, b, blen);
+	struct blake2s_state state;
+
+	blake2s_init(&state, outlen);
+	blake2s_update(&state, a, alen);
+	blake2s_update(&state, b, blen);
+	blake2s_final(&state, out);
 }
 
 /*

@@ -324,13 +324,11 @@ static void st_blake2s(struct st_answers *got)
 		blake2s_update(&state, in + i, 1);
 	blake2s_final(&state, got->blake2s_k65);
 
-	blake2s_init(&state, BLAKE2S_HASH_SIZE);
-	blake2s_update(&state, (const uint8_t *)st_construction, sizeof(st_construction) - 1);
-	blake2s_final(&state, got->wg_c0);
-	blake2s_init(&state, BLAKE2S_HASH_SIZE);
-	blake2s_update(&state, got->wg_c0, sizeof(got->wg_c0));
-	blake2s_update(&state, (const uint8_t *)st_identifier, sizeof(st_identifier) - 1);
-	blake2s_final(&state, got->wg_h0);
+	/* unkeyed, as the handshake hashes: C0, then H0 = HASH(C0 || Identifier) */
+	blake2s_concat(got->wg_c0, BLAKE2S_HASH_SIZE, (const uint8_t *)st_construction,
+		       sizeof(st_construction) - 1, NULL, 0);
+	blake2s_concat(got->wg_h0, BLAKE2S_HASH_SIZE, got->wg_c0, sizeof(got->wg_c0),
+		       (const uint8_t *)st_identifier, sizeof(st_identifier) - 1);
 }
 
 static bool st_kdf(struct st_answers *got)

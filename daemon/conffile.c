@@ -20,6 +20,7 @@
 #include <inttypes.h>
 #include <netdb.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -126,9 +127,9 @@ void conffile_clear(struct conffile *cf)
 	free(cf->peers);
 	config_device_clear(&cf->dev);
 	free(cf->addrs);
-	strv_free(cf->dns, cf->dns_len);
-	for (int h = 0; h < CONFFILE_NHOOKS; h++)
-		strv_free(cf->hooks[h], cf->hooks_len[h]);
+	/* The DNS entries, then each hook's commands. */
+	for (int h = -1; h < CONFFILE_NHOOKS; h++)
+		strv_free(h < 0 ? cf->dns : cf->hooks[h], h < 0 ? cf->dns_len : cf->hooks_len[h]);
 	conffile_init(cf);
 }
 
@@ -152,38 +153,66 @@ struct parser {
 	size_t errlen;
 };
 
-enum key {
-	/* [Interface], wg's */
-	K_PRIVATE_KEY, K_LISTEN_PORT, K_FWMARK,
-	/* [Interface], wg-quick's */
-	K_ADDRESS, K_MTU, K_TABLE, K_DNS, K_PRE_UP, K_POST_UP, K_PRE_DOWN, K_POST_DOWN,
-	K_SAVE_CONFIG,
-	/* [Peer] */
-	K_PUBLIC_KEY, K_PRESHARED_KEY, K_ENDPOINT, K_ALLOWED_IPS, K_KEEPALIVE,
-	K_COUNT,
-};
+/*
+ * Every name the parser looks for and every text its messages give: the
+ * keys as wg(8) and wg-quick(8) spell them, the words some values may be,
+ * the section headers, and what a valid value is.  They sit one after
+ * another in one struct and are found by their offsets, which come from
+ * this list: a table of pointers would cost a relocation each.
+ */
+#define CONF_TEXTS(X)							\
+	/* [Interface], wg's */						\
+	X(K_PRIVATE_KEY, "PrivateKey") X(K_LISTEN_PORT, "ListenPort")	\
+	X(K_FWMARK, "FwMark")						\
+	/* [Interface], wg-quick's */					\
+	X(K_ADDRESS, "Address") X(K_MTU, "MTU") X(K_TABLE, "Table")	\
+	X(K_DNS, "DNS") X(K_PRE_UP, "PreUp") X(K_POST_UP, "PostUp")	\
+	X(K_PRE_DOWN, "PreDown") X(K_POST_DOWN, "PostDown")		\
+	X(K_SAVE_CONFIG, "SaveConfig")					\
+	/* [Peer] */							\
+	X(K_PUBLIC_KEY, "PublicKey") X(K_PRESHARED_KEY, "PresharedKey")	\
+	X(K_ENDPOINT, "Endpoint") X(K_ALLOWED_IPS, "AllowedIPs")	\
+	X(K_KEEPALIVE, "PersistentKeepalive")				\
+	/* words */							\
+	X(W_OFF, "off") X(W_AUTO, "auto") X(W_FALSE, "false") X(W_TRUE, "true") \
+	/* section headers */						\
+	X(S_INTERFACE, "[Interface]") X(S_PEER, "[Peer]")		\
+	/* valid values, for messages */				\
+	X(V_KEY, "a 44-character base64 key") X(V_PORT, "0 to 65535")	\
+	X(V_FWMARK, "off or a 32-bit number")				\
+	X(V_PREFIXES, "IP addresses with optional /prefix lengths")	\
+	X(V_MTU, "68 to 65535")						\
+	X(V_TABLE, "auto, off, a number or a name in iproute2's rt_tables") \
+	X(V_DNS, "IP addresses and domain names") X(V_ANY, "")		\
+	X(V_BOOL, "true or false")					\
+	X(V_ENDPOINT, "host:port, IPv4:port or [IPv6]:port")		\
+	X(V_KEEPALIVE, "off or 0 to 65535")
 
-/* Each key's name as wg(8) and wg-quick(8) spell it, and what a valid value
- * is, for messages.  Hooks take any value. */
-static const char *const key_names[K_COUNT] = {
-	"PrivateKey", "ListenPort", "FwMark",
-	"Address", "MTU", "Table", "DNS", "PreUp", "PostUp", "PreDown", "PostDown", "SaveConfig",
-	"PublicKey", "PresharedKey", "Endpoint", "AllowedIPs", "PersistentKeepalive",
-};
-static const char *const key_valid[K_COUNT] = {
-	"a 44-character base64 key", "0 to 65535", "off or a 32-bit number",
-	"IP addresses with optional /prefix lengths", "68 to 65535",
-	"auto, off, a number or a name in iproute2's rt_tables", "IP addresses and domain names",
-	"", "", "", "", "true or false",
-	"a 44-character base64 key", "a 44-character base64 key",
-	"host:port, IPv4:port or [IPv6]:port", "IP addresses with optional /prefix lengths",
-	"off or 0 to 65535",
-};
+#define CONF_TEXT_ENUM(e, s) e,
+#define CONF_TEXT_FIELD(e, s) char e[sizeof(s)];
+#define CONF_TEXT_STRING(e, s) s,
+#define CONF_TEXT_OFFSET(e, s) offsetof(struct conf_texts, e),
 
-/* The words some values may be, and the section headers. */
-enum word { W_OFF, W_AUTO, W_FALSE, W_TRUE, W_COUNT };
-static const char *const words[W_COUNT] = { "off", "auto", "false", "true" };
-static const char *const sections[] = { "[Interface]", "[Peer]" };
+enum conf_text { CONF_TEXTS(CONF_TEXT_ENUM) };
+static const struct conf_texts { CONF_TEXTS(CONF_TEXT_FIELD) } conf_texts = {
+	CONF_TEXTS(CONF_TEXT_STRING)
+};
+static const uint16_t conf_text_offsets[] = { CONF_TEXTS(CONF_TEXT_OFFSET) };
+
+#define K_COUNT W_OFF
+#define W_COUNT S_INTERFACE
+
+static const char *text(unsigned int t)
+{
+	return (const char *)&conf_texts + conf_text_offsets[t];
+}
+
+/* What a valid value of each key is; hooks take any value. */
+static const uint8_t key_valid[K_COUNT] = {
+	V_KEY, V_PORT, V_FWMARK,
+	V_PREFIXES, V_MTU, V_TABLE, V_DNS, V_ANY, V_ANY, V_ANY, V_ANY, V_BOOL,
+	V_KEY, V_KEY, V_ENDPOINT, V_PREFIXES, V_KEEPALIVE,
+};
 
 static int perr(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -221,12 +250,12 @@ static struct span trim(struct span s)
 /* A value quoted in a message: at most 64 bytes of it. */
 #define SHOW(s) (int)((s).len < 64 ? (s).len : 64), (s).p
 
-/* The index of s in names (without regard to case), n if none. */
-static unsigned int find_name(struct span s, const char *const *names, unsigned int n)
+/* The text of first..end-1 that s is (without regard to case), end if none. */
+static unsigned int find_name(struct span s, unsigned int first, unsigned int end)
 {
-	unsigned int i = 0;
+	unsigned int i = first;
 
-	while (i < n && !span_eq_nocase(s, names[i]))
+	while (i < end && !span_eq_nocase(s, text(i)))
 		i++;
 	return i;
 }
@@ -276,7 +305,7 @@ static int strv_add(char ***v, size_t *n, struct span s)
 
 /* Address, DNS or AllowedIPs: every item of v.  An empty AllowedIPs is a
  * peer without any, as wg(8) takes it; the others need one at least. */
-static int parse_list(struct parser *p, enum key k, struct span v)
+static int parse_list(struct parser *p, enum conf_text k, struct span v)
 {
 	struct conffile *cf = p->cf;
 	struct span item;
@@ -409,7 +438,7 @@ static int parse_endpoint(struct conffile *cf, struct span v)
 }
 
 /* One key's value into the model: 0, BAD or -ENOMEM. */
-static int parse_key(struct parser *p, enum key k, struct span v)
+static int parse_key(struct parser *p, enum conf_text k, struct span v)
 {
 	struct conffile *cf = p->cf;
 	struct config_device *dev = &cf->dev;
@@ -427,7 +456,7 @@ static int parse_key(struct parser *p, enum key k, struct span v)
 
 	if ((1u << k) & (1u << K_LISTEN_PORT | 1u << K_FWMARK | 1u << K_MTU | 1u << K_TABLE |
 			 1u << K_SAVE_CONFIG | 1u << K_KEEPALIVE)) {
-		w = find_name(v, words, W_COUNT);
+		w = find_name(v, W_OFF, W_COUNT);
 		num = span_num(v, hex, hex ? UINT32_MAX : 65535, &n);
 	}
 
@@ -490,10 +519,9 @@ static int end_peer(struct parser *p)
  * (cf->peers always has dev.peers_cap entries). */
 static int start_peer(struct parser *p)
 {
-	static const uint8_t zero[CONFIG_KEY_LEN];
 	struct conffile *cf = p->cf;
 	size_t cap = cf->dev.peers_cap;
-	struct config_peer *peer = config_device_add_peer(&cf->dev, zero);
+	struct config_peer *peer = config_device_add_peer(&cf->dev, NULL);
 
 	if (!peer)
 		return -ENOMEM;
@@ -521,10 +549,10 @@ static int parse_section(struct parser *p, struct span s)
 
 	if (ret)
 		return ret;
-	switch (find_name(s, sections, 2)) {
-	case 1:
+	switch (find_name(s, S_INTERFACE, S_PEER + 1)) {
+	case S_PEER:
 		return start_peer(p);
-	case 2:
+	case S_PEER + 1:
 		return perr(p, "unknown section `%.*s'", SHOW(s));
 	}
 	if (p->seen_interface)
@@ -556,7 +584,7 @@ static int parse_line(struct parser *p, struct span s)
 		return perr(p, "not a [Section] nor Key = value");
 	key = trim((struct span){ s.p, (size_t)(eq - s.p) });
 	v = trim((struct span){ eq + 1, (size_t)(s.p + s.len - eq - 1) });
-	k = find_name(key, key_names, K_COUNT);
+	k = find_name(key, 0, K_COUNT);
 	if (k == K_COUNT) {
 		/* Only the first word: "PrivateKey <key>=" must not print the key. */
 		for (key.len = 0; !is_space(key.p[key.len]) && key.p + key.len < eq; key.len++)
@@ -572,14 +600,14 @@ static int parse_line(struct parser *p, struct span s)
 	else if (v.len == 0 && k != K_ALLOWED_IPS)
 		why = "without a value";
 	if (why)
-		return perr(p, "%s %s", key_names[k], why);
+		return perr(p, "%s %s", text(k), why);
 	p->bad = v;
 	ret = parse_key(p, k, v);
 	if (ret != BAD)
 		return ret;
 	if (k == K_PRIVATE_KEY || k == K_PRESHARED_KEY)
-		return perr(p, "invalid %s (%s)", key_names[k], key_valid[k]);
-	return perr(p, "invalid %s `%.*s' (%s)", key_names[k], SHOW(p->bad), key_valid[k]);
+		return perr(p, "invalid %s (%s)", text(k), text(key_valid[k]));
+	return perr(p, "invalid %s `%.*s' (%s)", text(k), SHOW(p->bad), text(key_valid[k]));
 }
 
 /* The same PublicKey in two [Peer]s. */
@@ -729,10 +757,10 @@ static void print_peer(FILE *f, const struct config_peer *peer, const struct con
 }
 
 /* "Key = value" for each of the n strings of v. */
-static void print_strv(FILE *f, enum key k, char *const *v, size_t n)
+static void print_strv(FILE *f, enum conf_text k, char *const *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s = %s\n", key_names[k], v[i]);
+		fprintf(f, "%s = %s\n", text(k), v[i]);
 }
 
 /* wg-quick's own keys, in the order its save_config writes them. */

@@ -61,7 +61,8 @@ struct config_peer *config_device_add_peer(struct config_device *dev,
 		return NULL;
 	peer = &dev->peers[dev->peers_len++];
 	memset(peer, 0, sizeof(*peer));
-	memcpy(peer->public_key, public_key, CONFIG_KEY_LEN);
+	if (public_key)
+		memcpy(peer->public_key, public_key, CONFIG_KEY_LEN);
 	return peer;
 }
 

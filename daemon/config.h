@@ -110,7 +110,8 @@ void config_device_init(struct config_device *dev);
 void config_device_clear(struct config_device *dev);
 
 /*
- * Appends a zeroed peer with the given public key; NULL if out of memory.
+ * Appends a zeroed peer with the given public key (all zeros if NULL);
+ * NULL if out of memory.
  * The pointer (and every earlier one) is valid until the next add: growing
  * the array moves it (the old copy is wiped, it holds preshared keys).
  */

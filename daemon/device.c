@@ -92,24 +92,35 @@ void device_set_bound(struct device *d, uint16_t port, bool udp_gro)
 	d->udp_gro = udp_gro;
 }
 
-void device_set_link(struct device *d, bool up, uint64_t now)
+/*
+ * Every peer after the link went down (doc/protocol.md §8: staged packets
+ * and sessions dropped) or after a suspend (sessions wiped); then, while
+ * the link is up, as after a link up: staged packets handshake at once.
+ */
+static void device_peers_restart(struct device *d, bool link_down, bool wipe, uint64_t now)
 {
 	struct peer *p;
 
-	if (up == d->up)
-		return;
-	d->up = up;
-	log_info("interface %s is %s", d->name, up ? "up" : "down");
-	/* doc/protocol.md §8: down drops staged packets and sessions; up resumes. */
 	for (p = d->peers; p; p = p->next) {
-		if (!up) {
+		if (link_down)
 			peer_link_down(p);
+		else if (wipe)
+			peer_wipe_sessions(p);
+		if (!d->up)
 			continue;
-		}
 		peer_link_up(p, now);
 		send_staged(p, now);
 	}
 	device_deadline_commit(d);
+}
+
+void device_set_link(struct device *d, bool up, uint64_t now)
+{
+	if (up == d->up)
+		return;
+	d->up = up;
+	log_info("interface %s is %s", d->name, up ? "up" : "down");
+	device_peers_restart(d, !up, false, now);
 }
 
 /*
@@ -142,20 +153,11 @@ void device_forget_sources(struct device *d)
  */
 void device_resume(struct device *d, uint64_t now, uint64_t slept_ns)
 {
-	struct peer *p;
 	uint32_t rem_ns;
 
 	log_info("the system was suspended for %llu s; every session is wiped",
 		 (unsigned long long)wg_ns_to_sec(slept_ns + 500000000ull, &rem_ns));
-	for (p = d->peers; p; p = p->next) {
-		peer_wipe_sessions(p);
-		if (!d->up)
-			continue;
-		/* as after a link up: staged packets handshake at once */
-		peer_link_up(p, now);
-		send_staged(p, now);
-	}
-	device_deadline_commit(d);
+	device_peers_restart(d, false, true, now);
 }
 
 /* The single deadline: run every peer's due timers, then find the next. */

@@ -27,17 +27,19 @@ bool endpoint_addr_equal(const struct endpoint *a, const struct endpoint *b)
 	return true;
 }
 
+/* "a.b.c.d:port", "[v6]:port" or "(none)". */
 void endpoint_format(const struct endpoint *ep, char *buf, size_t size)
 {
 	char ip[INET6_ADDRSTRLEN] = "";
+	int family = ep->addr.sa.sa_family;
+	bool v6 = family == AF_INET6;
 
-	if (ep->addr.sa.sa_family == AF_INET) {
-		inet_ntop(AF_INET, &ep->addr.in4.sin_addr, ip, sizeof(ip));
-		snprintf(buf, size, "%s:%u", ip, ntohs(ep->addr.in4.sin_port));
-	} else if (ep->addr.sa.sa_family == AF_INET6) {
-		inet_ntop(AF_INET6, &ep->addr.in6.sin6_addr, ip, sizeof(ip));
-		snprintf(buf, size, "[%s]:%u", ip, ntohs(ep->addr.in6.sin6_port));
-	} else {
+	if (family != AF_INET && !v6) {
 		snprintf(buf, size, "(none)");
+		return;
 	}
+	inet_ntop(family, v6 ? (const void *)&ep->addr.in6.sin6_addr : (const void *)&ep->addr.in4.sin_addr,
+		  ip, sizeof(ip));
+	/* sin_port and sin6_port are at the same offset. */
+	snprintf(buf, size, "%s%s%s:%u", v6 ? "[" : "", ip, v6 ? "]" : "", ntohs(ep->addr.in4.sin_port));
 }

@@ -21,7 +21,7 @@ struct peer *peer_create(struct device *d, const uint8_t public_key[NOISE_PUBLIC
 	p->dev = d;
 	noise_remote_init(&p->remote, &d->local, public_key);
 	if (keyhash_insert(&d->peer_keys, &p->key_entry, p->remote.public_key) < 0) {
-		noise_remote_clear(&p->remote);
+		noise_remote_clear_keys(&p->remote);
 		crypto_wipe(p, sizeof(*p));
 		free(p);
 		return NULL;
@@ -70,7 +70,8 @@ void peer_destroy(struct peer *p)
 	d->npeers--;
 	keyhash_remove(&d->peer_keys, &p->key_entry);
 	allowedips_remove_owner(&d->table, &p->allowedips);
-	noise_remote_clear(&p->remote);
+	/* noise_remote_clear()'s wipe of every key is the whole peer's below */
+	noise_remote_clear_keys(&p->remote);
 	timers_stop(&p->timers);
 	peer_drop_staged(p);
 	crypto_wipe(p, sizeof(*p));

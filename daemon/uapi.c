@@ -179,8 +179,35 @@ enum key_kind {
 enum key_num { KN_U16, KN_U32, KN_S64, KN_NSEC, KN_U64 };
 static const uint64_t num_max[] = { UINT16_MAX, UINT32_MAX, INT64_MAX, 999999999, UINT64_MAX };
 
+/*
+ * Every key but public_key, which starts a peer wherever it comes: X(name,
+ * field offset, section, kind, flag, num).  The names sit one after another
+ * in one struct, found by offsets from this list (a pointer each would
+ * cost a relocation each).
+ */
+#define DEV(f) offsetof(struct config_device, f)
+#define PEER(f) offsetof(struct config_peer, f)
+#define UAPI_KEYS(X)								\
+	X(private_key, DEV(private_key), KS_DEVICE, KK_KEY, CONFIG_DEVICE_HAS_PRIVATE_KEY, 0) \
+	X(listen_port, DEV(listen_port), KS_DEVICE, KK_NUM, CONFIG_DEVICE_HAS_LISTEN_PORT, KN_U16) \
+	X(fwmark, DEV(fwmark), KS_DEVICE, KK_NUM, CONFIG_DEVICE_HAS_FWMARK, KN_U32) \
+	X(replace_peers, 0, KS_DEVICE, KK_TRUE, CONFIG_DEVICE_REPLACE_PEERS, 0) \
+	X(remove, 0, KS_PEER, KK_TRUE, CONFIG_PEER_REMOVE, 0)			\
+	X(update_only, 0, KS_PEER, KK_TRUE, CONFIG_PEER_UPDATE_ONLY, 0)		\
+	X(preshared_key, PEER(preshared_key), KS_PEER, KK_KEY, CONFIG_PEER_HAS_PRESHARED_KEY, 0) \
+	X(endpoint, PEER(endpoint), KS_PEER, KK_ENDPOINT, CONFIG_PEER_HAS_ENDPOINT, 0) \
+	X(persistent_keepalive_interval, PEER(persistent_keepalive), KS_PEER, KK_NUM, \
+	  CONFIG_PEER_HAS_KEEPALIVE, KN_U16)					\
+	X(replace_allowed_ips, 0, KS_PEER, KK_TRUE, CONFIG_PEER_REPLACE_ALLOWEDIPS, 0) \
+	X(allowed_ip, 0, KS_PEER, KK_ALLOWEDIP, 0, 0)				\
+	X(protocol_version, 0, KS_PEER, KK_VERSION, 0, 0)			\
+	X(last_handshake_time_sec, PEER(last_handshake_sec), KS_GET, KK_NUM, 0, KN_S64) \
+	X(last_handshake_time_nsec, PEER(last_handshake_nsec), KS_GET, KK_NUM, 0, KN_NSEC) \
+	X(rx_bytes, PEER(rx_bytes), KS_GET, KK_NUM, 0, KN_U64)			\
+	X(tx_bytes, PEER(tx_bytes), KS_GET, KK_NUM, 0, KN_U64)
+
 struct key_def {
-	const char *name;
+	uint16_t name;		/* offset in struct key_names */
 	uint16_t off;		/* of the field in config_device or config_peer */
 	uint8_t section;	/* enum key_section */
 	uint8_t kind;		/* enum key_kind */
@@ -188,29 +215,13 @@ struct key_def {
 	uint8_t num;		/* enum key_num, for KK_NUM */
 };
 
-#define DEV(f) offsetof(struct config_device, f)
-#define PEER(f) offsetof(struct config_peer, f)
+#define KEY_NAME_FIELD(name, ...) char name[sizeof(#name)];
+#define KEY_NAME(name, ...) #name,
+#define KEY_DEF(name, off, section, kind, flag, num)				\
+	{ offsetof(struct key_names, name), off, section, kind, flag, num },
 
-/* Every key but public_key, which starts a peer wherever it comes. */
-static const struct key_def key_defs[] = {
-	{ "private_key", DEV(private_key), KS_DEVICE, KK_KEY, CONFIG_DEVICE_HAS_PRIVATE_KEY, 0 },
-	{ "listen_port", DEV(listen_port), KS_DEVICE, KK_NUM, CONFIG_DEVICE_HAS_LISTEN_PORT, KN_U16 },
-	{ "fwmark", DEV(fwmark), KS_DEVICE, KK_NUM, CONFIG_DEVICE_HAS_FWMARK, KN_U32 },
-	{ "replace_peers", 0, KS_DEVICE, KK_TRUE, CONFIG_DEVICE_REPLACE_PEERS, 0 },
-	{ "remove", 0, KS_PEER, KK_TRUE, CONFIG_PEER_REMOVE, 0 },
-	{ "update_only", 0, KS_PEER, KK_TRUE, CONFIG_PEER_UPDATE_ONLY, 0 },
-	{ "preshared_key", PEER(preshared_key), KS_PEER, KK_KEY, CONFIG_PEER_HAS_PRESHARED_KEY, 0 },
-	{ "endpoint", PEER(endpoint), KS_PEER, KK_ENDPOINT, CONFIG_PEER_HAS_ENDPOINT, 0 },
-	{ "persistent_keepalive_interval", PEER(persistent_keepalive), KS_PEER, KK_NUM,
-	  CONFIG_PEER_HAS_KEEPALIVE, KN_U16 },
-	{ "replace_allowed_ips", 0, KS_PEER, KK_TRUE, CONFIG_PEER_REPLACE_ALLOWEDIPS, 0 },
-	{ "allowed_ip", 0, KS_PEER, KK_ALLOWEDIP, 0, 0 },
-	{ "protocol_version", 0, KS_PEER, KK_VERSION, 0, 0 },
-	{ "last_handshake_time_sec", PEER(last_handshake_sec), KS_GET, KK_NUM, 0, KN_S64 },
-	{ "last_handshake_time_nsec", PEER(last_handshake_nsec), KS_GET, KK_NUM, 0, KN_NSEC },
-	{ "rx_bytes", PEER(rx_bytes), KS_GET, KK_NUM, 0, KN_U64 },
-	{ "tx_bytes", PEER(tx_bytes), KS_GET, KK_NUM, 0, KN_U64 },
-};
+static const struct key_names { UAPI_KEYS(KEY_NAME_FIELD) } key_names = { UAPI_KEYS(KEY_NAME) };
+static const struct key_def key_defs[] = { UAPI_KEYS(KEY_DEF) };
 
 static int parse_public_key(struct uapi_parser *p, struct span v)
 {
@@ -293,7 +304,7 @@ static int parse_line(struct uapi_parser *p, const char *line, size_t len)
 	for (size_t i = 0; i < sizeof(key_defs) / sizeof(key_defs[0]); i++) {
 		const struct key_def *k = &key_defs[i];
 
-		if (!span_eq(key, k->name))
+		if (!span_eq(key, (const char *)&key_names + k->name))
 			continue;
 		/* Interface keys before the first public_key, peer keys after
 		 * it, the counters in a get reply only. */

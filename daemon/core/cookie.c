@@ -35,12 +35,8 @@ static bool mac_offsets(size_t len, size_t *mac1, size_t *mac2)
 static void derive_key(uint8_t key[NOISE_SYMMETRIC_KEY_LEN], const char *label,
 		       const uint8_t public_key[NOISE_PUBLIC_KEY_LEN])
 {
-	struct blake2s_state st;
-
-	blake2s_init(&st, NOISE_SYMMETRIC_KEY_LEN);
-	blake2s_update(&st, (const uint8_t *)label, LABEL_LEN);
-	blake2s_update(&st, public_key, NOISE_PUBLIC_KEY_LEN);
-	blake2s_final(&st, key);
+	blake2s_concat(key, NOISE_SYMMETRIC_KEY_LEN, (const uint8_t *)label, LABEL_LEN, public_key,
+		       NOISE_PUBLIC_KEY_LEN);
 }
 
 static void mac(uint8_t out[COOKIE_LEN], const uint8_t *key, size_t key_len, const uint8_t *msg, size_t len)

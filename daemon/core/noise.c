@@ -35,28 +35,48 @@ static const uint8_t NOISE_HASH0[NOISE_HASH_LEN] = {
 
 #define container_of(ptr, type, member) ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
+/*
+ * The texts of enum noise_result, one after another in one array, found by
+ * their offsets (a table of pointers would cost a relocation each, a switch
+ * a jump table and a return per case).  The offsets come from the list, so
+ * they cannot drift from it.
+ */
+#define NOISE_RESULT_TEXTS(X)						\
+	X(NOISE_OK, "ok")						\
+	X(NOISE_OK_CONFIRMED, "ok, session confirmed")			\
+	X(NOISE_DROP_NO_IDENTITY, "no private key")			\
+	X(NOISE_DROP_BAD_DH, "zero Diffie-Hellman result")		\
+	X(NOISE_DROP_BAD_TAG, "authentication failed")			\
+	X(NOISE_DROP_UNKNOWN_PEER, "unknown peer")			\
+	X(NOISE_DROP_REPLAYED_TIMESTAMP, "replayed initiation timestamp") \
+	X(NOISE_DROP_FLOOD, "initiation flood")				\
+	X(NOISE_DROP_UNKNOWN_INDEX, "unknown receiver index")		\
+	X(NOISE_DROP_WRONG_STATE, "handshake not awaiting a response")	\
+	X(NOISE_DROP_EXPIRED, "keypair expired")			\
+	X(NOISE_DROP_REPLAY, "replayed or too old counter")		\
+	X(NOISE_ERR_NO_KEYPAIR, "no keypair to send with")		\
+	X(NOISE_ERR_WRONG_STATE, "no initiation to respond to")	\
+	X(NOISE_ERR_RANDOM, "no random bytes")				\
+	X(NOISE_ERR_INDEX, "no free index")				\
+	X(NOISE_ERR_MEMORY, "out of memory")
+
+#define NOISE_TEXT_FIELD(e, s) char e[sizeof(s)];
+#define NOISE_TEXT(e, s) s,
+#define NOISE_TEXT_OFFSET(e, s) [e] = offsetof(struct noise_result_texts, e),
+
+static const struct noise_result_texts {
+	NOISE_RESULT_TEXTS(NOISE_TEXT_FIELD)
+	char unknown[sizeof("unknown")];
+} noise_result_texts = { NOISE_RESULT_TEXTS(NOISE_TEXT) "unknown" };
+
+static const uint16_t noise_result_offsets[] = { NOISE_RESULT_TEXTS(NOISE_TEXT_OFFSET) };
+
 const char *noise_result_str(enum noise_result res)
 {
-	switch (res) {
-	case NOISE_OK: return "ok";
-	case NOISE_OK_CONFIRMED: return "ok, session confirmed";
-	case NOISE_DROP_NO_IDENTITY: return "no private key";
-	case NOISE_DROP_BAD_DH: return "zero Diffie-Hellman result";
-	case NOISE_DROP_BAD_TAG: return "authentication failed";
-	case NOISE_DROP_UNKNOWN_PEER: return "unknown peer";
-	case NOISE_DROP_REPLAYED_TIMESTAMP: return "replayed initiation timestamp";
-	case NOISE_DROP_FLOOD: return "initiation flood";
-	case NOISE_DROP_UNKNOWN_INDEX: return "unknown receiver index";
-	case NOISE_DROP_WRONG_STATE: return "handshake not awaiting a response";
-	case NOISE_DROP_EXPIRED: return "keypair expired";
-	case NOISE_DROP_REPLAY: return "replayed or too old counter";
-	case NOISE_ERR_NO_KEYPAIR: return "no keypair to send with";
-	case NOISE_ERR_WRONG_STATE: return "no initiation to respond to";
-	case NOISE_ERR_RANDOM: return "no random bytes";
-	case NOISE_ERR_INDEX: return "no free index";
-	case NOISE_ERR_MEMORY: return "out of memory";
-	}
-	return "unknown";
+	size_t off = (unsigned int)res < sizeof(noise_result_offsets) / sizeof(noise_result_offsets[0]) ?
+		     noise_result_offsets[res] : offsetof(struct noise_result_texts, unknown);
+
+	return (const char *)&noise_result_texts + off;
 }
 
 /* ---- the symmetric state (WP §5.4: HASH, MIX-KEY via KDFn) ---- */
@@ -285,7 +305,7 @@ void noise_local_clear(struct noise_local *l)
 {
 	if (l->buckets && l->buckets != l->fixed_buckets)
 		free(l->buckets);
-	cookie_checker_clear(&l->cookie);
+	/* the cookie checker's keys and secret with the rest */
 	crypto_wipe(l, sizeof(*l));
 }
 
@@ -432,7 +452,7 @@ void noise_remote_clear_keys(struct noise_remote *r)
 void noise_remote_clear(struct noise_remote *r)
 {
 	noise_remote_clear_keys(r);
-	cookie_maker_clear(&r->cookie);
+	/* the cookie maker's keys and cookie with the rest */
 	crypto_wipe(r, sizeof(*r));
 }
 
@@ -479,10 +499,8 @@ static void begin_session(struct noise_remote *r, const uint8_t chain[NOISE_HASH
 
 	kp = keypair_unused(r);
 	memset(kp, 0, sizeof(*kp));
-	if (initiator)
-		blake2s_kdf(kp->send_key, kp->recv_key, NULL, chain, 0, chain);
-	else
-		blake2s_kdf(kp->recv_key, kp->send_key, NULL, chain, 0, chain);
+	blake2s_kdf(initiator ? kp->send_key : kp->recv_key, initiator ? kp->recv_key : kp->send_key, NULL,
+		    chain, 0, chain);
 	replay_counter_init(&kp->replay);
 	kp->remote_index = hs->remote_index;
 	kp->birth = now;
