@@ -34,10 +34,10 @@ void blake2s_update(struct blake2s_state *state, const uint8_t *in, size_t inlen
 void blake2s_final(struct blake2s_state *state, uint8_t *out);
 
 /* outlen 1..32, keylen 0..32 (key may be NULL when keylen is 0); other sizes abort() */
-void blake2s(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen, const uint8_t *key, size_t keylen);
+WGD_OUT_OF_LINE void blake2s(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen, const uint8_t *key, size_t keylen);
 
 /* Unkeyed BLAKE2s of a || b (WP §5.4's HASH of a concatenation); outlen 1..32. */
-void blake2s_concat(uint8_t *out, size_t outlen, const uint8_t *a, size_t alen, const uint8_t *b,
+WGD_OUT_OF_LINE void blake2s_concat(uint8_t *out, size_t outlen, const uint8_t *a, size_t alen, const uint8_t *b,
 		    size_t blen);
 
 /* HMAC-BLAKE2s (RFC 2104 with a 64-byte block, 32-byte output); keylen 0..64. */
