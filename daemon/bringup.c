@@ -307,7 +307,7 @@ static int bringup_dns_apply(struct bringup *b, const struct conffile *cf, char 
 
 /* ---- addresses, routes, rules and the fwmark they need ---- */
 
-/* Every peer's allowed IPs and known endpoints in two arrays for netcfg. */
+/* The file's addresses and its peers' allowed IPs and endpoints, to netcfg. */
 static int bringup_netcfg(struct bringup *b, const struct conffile *cf, char *err, size_t errlen)
 {
 	const struct config_device *d = &cf->dev;
@@ -318,34 +318,13 @@ static int bringup_netcfg(struct bringup *b, const struct conffile *cf, char *er
 		.mtu = cf->mtu,
 		.table = cf->table,
 		.table_id = cf->table_id,
+		.peers = d->peers,
+		.peers_len = d->peers_len,
 		.fwmark = (d->flags & CONFIG_DEVICE_HAS_FWMARK) ? d->fwmark : 0,
 	};
-	struct config_allowedip *routes;
-	union config_endpoint *eps;
-	size_t n = 0;
 	int ret;
 
-	for (size_t i = 0; i < d->peers_len; i++)
-		n += d->peers[i].allowedips_len;
-	/* One block: the endpoints (the stricter alignment) first, then the
-	 * routes.  No overflow: d holds both already, in larger arrays. */
-	eps = calloc(1, d->peers_len * sizeof(*eps) + n * sizeof(*routes) + 1);
-	if (!eps) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	routes = (struct config_allowedip *)(eps + d->peers_len);
-	for (size_t i = 0; i < d->peers_len; i++) {
-		memcpy(routes + w.routes_len, d->peers[i].allowedips,
-		       d->peers[i].allowedips_len * sizeof(*routes));
-		w.routes_len += d->peers[i].allowedips_len;
-		if (d->peers[i].flags & CONFIG_PEER_HAS_ENDPOINT)
-			eps[w.endpoints_len++] = d->peers[i].endpoint;
-	}
-	w.routes = routes;
-	w.endpoints = eps;
 	ret = netcfg_apply(b->nc, &w, &mark.fwmark, err, errlen);
-	free(eps);
 	/* The device re-marks its sockets only when the mark differs. */
 	if (!ret && (ret = host_config_apply(b->host, &mark)) < 0)
 		snprintf(err, errlen, "cannot set fwmark 0x%x: %s", mark.fwmark, strerror(-ret));

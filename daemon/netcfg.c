@@ -346,12 +346,13 @@ static unsigned int netcfg_default_mtu(struct netcfg *nc, const struct netcfg_wa
 	unsigned int best = 0, mtu;
 	size_t i;
 
-	for (i = 0; i < w->endpoints_len; i++) {
-		sa_family_t fam = w->endpoints[i].addr.sa_family;
+	for (i = 0; i < w->peers_len; i++) {
+		const union config_endpoint *ep = &w->peers[i].endpoint;
+		sa_family_t fam = ep->addr.sa_family;
 
-		if (fam != AF_INET && fam != AF_INET6)
+		if (!(w->peers[i].flags & CONFIG_PEER_HAS_ENDPOINT) || (fam != AF_INET && fam != AF_INET6))
 			continue;
-		mtu = netcfg_path_mtu(nc, &w->endpoints[i], mark);
+		mtu = netcfg_path_mtu(nc, ep, mark);
 		if (mtu > best)
 			best = mtu;
 	}
@@ -603,13 +604,16 @@ static int netcfg_src_valid(struct netcfg *nc, bool on, char *err, size_t errlen
  * What w asks for, sorted and without duplicates, into want (zeroed, with
  * room for every address and route and the six objects of a full tunnel).
  */
-static int netcfg_wanted(struct netcfg *nc, const struct netcfg_want *w, struct netcfg_obj *want,
-			 size_t *want_len, bool full[2], uint32_t *table, char *err, size_t errlen)
+static int netcfg_wanted(struct netcfg *nc, const struct netcfg_want *w, size_t nr,
+			 struct netcfg_obj *want, size_t *want_len, bool full[2], uint32_t *table,
+			 char *err, size_t errlen)
 {
 	bool ipv6 = netcfg_ipv6_enabled(nc), skipped = false;
-	size_t i, n = 0, m, na = w->addrs_len;
-	size_t nr = w->table == CONFFILE_TABLE_OFF ? 0 : w->routes_len;
+	size_t i, n = 0, m, na = w->addrs_len, p = 0, j = 0;
 	int ret, f, k;
+
+	if (w->table == CONFFILE_TABLE_OFF)
+		nr = 0;
 
 	/* The addresses, then the routes; only the fields that are not 0 are set. */
 	for (i = 0; i < na + nr; i++) {
@@ -621,11 +625,19 @@ static int netcfg_wanted(struct netcfg *nc, const struct netcfg_want *w, struct 
 			o->len = w->addrs[i].prefixlen;
 			addr = w->addrs[i].addr;
 		} else {
+			const struct config_allowedip *r;
+
+			/* The next allowed IP: the peer's jth, else the next peer's. */
+			while (j == w->peers[p].allowedips_len) {
+				p++;
+				j = 0;
+			}
+			r = &w->peers[p].allowedips[j++];
 			o->kind = NETCFG_ROUTE;
-			o->family = w->routes[i - na].family;
-			o->len = w->routes[i - na].cidr;
+			o->family = r->family;
+			o->len = r->cidr;
 			o->table = w->table == CONFFILE_TABLE_AUTO ? RT_TABLE_MAIN : w->table_id;
-			addr = w->routes[i - na].addr;
+			addr = r->addr;
 		}
 		if (o->family != AF_INET && (o->family != AF_INET6 || !ipv6))
 			skipped |= o->family == AF_INET6;
@@ -676,17 +688,20 @@ static int netcfg_wanted(struct netcfg *nc, const struct netcfg_want *w, struct 
 int netcfg_apply(struct netcfg *nc, const struct netcfg_want *w, uint32_t *fwmark, char *err,
 		 size_t errlen)
 {
-	struct netcfg_obj *want = calloc(w->addrs_len + w->routes_len + 6, sizeof(*want));
+	struct netcfg_obj *want;
 	bool full[2] = { false, false }, linked = false;
-	size_t want_len = 0, known, i;
+	size_t want_len = 0, known, i, nr = 0;
 	uint32_t table = 0;
 	int ret;
 
+	for (i = 0; i < w->peers_len; i++)
+		nr += w->peers[i].allowedips_len;
+	want = calloc(w->addrs_len + nr + 6, sizeof(*want));
 	if (!want) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	ret = netcfg_wanted(nc, w, want, &want_len, full, &table, err, errlen);
+	ret = netcfg_wanted(nc, w, nr, want, &want_len, full, &table, err, errlen);
 	if (!ret)
 		ret = netcfg_remove_unwanted(nc, want, want_len, err, errlen);
 	known = nc->objs_len;

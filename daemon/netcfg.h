@@ -34,12 +34,12 @@ struct netcfg_want {
 	const struct conffile_addr *addrs;
 	size_t addrs_len;
 	unsigned int mtu;	/* 0: the route MTU towards the endpoints minus 80, else 1420 (as wg-quick computes it) */
-	const union config_endpoint *endpoints;
-	size_t endpoints_len;	/* the peers' known endpoints, for the MTU default */
 	enum conffile_table table;
 	uint32_t table_id;	/* CONFFILE_TABLE_ID */
-	const struct config_allowedip *routes;
-	size_t routes_len;	/* every peer's allowed IPs (duplicates allowed) */
+	/* A route per allowed IP (duplicates allowed); the known endpoints
+	 * give the MTU default.  Nothing else of a peer is read. */
+	const struct config_peer *peers;
+	size_t peers_len;
 	uint32_t fwmark;	/* the file's FwMark, 0 = none */
 };
 

@@ -10,7 +10,9 @@
  *   netcfg_tool IFNAME FILE
  *
  * The file has one wish per line: addr X/N, route X/N, endpoint IP:PORT
- * (IPv6 as [IP]:PORT), table auto|off|N, mtu N, fwmark N.
+ * (IPv6 as [IP]:PORT), table auto|off|N, mtu N, fwmark N.  An endpoint
+ * starts a new peer; a route is an allowed IP of the last peer (the first
+ * peer, without an endpoint, before any endpoint line).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -28,7 +30,8 @@
 struct tool_want {
 	struct conffile_addr addrs[TOOL_MAX];
 	struct config_allowedip routes[TOOL_MAX];
-	union config_endpoint endpoints[TOOL_MAX];
+	struct config_peer peers[TOOL_MAX];
+	size_t routes_len;
 	struct netcfg_want w;
 };
 
@@ -83,8 +86,7 @@ static int tool_read(struct tool_want *t, const char *path)
 		return -errno;
 	memset(t, 0, sizeof(*t));
 	w->addrs = t->addrs;
-	w->routes = t->routes;
-	w->endpoints = t->endpoints;
+	w->peers = t->peers;
 	while (fgets(line, sizeof(line), f)) {
 		bool ok = true;
 
@@ -94,13 +96,21 @@ static int tool_read(struct tool_want *t, const char *path)
 			struct conffile_addr *a = &t->addrs[w->addrs_len++];
 
 			ok = tool_prefix(val, &a->family, a->addr, &a->prefixlen);
-		} else if (!strcmp(key, "route") && w->routes_len < TOOL_MAX) {
-			struct config_allowedip *r = &t->routes[w->routes_len++];
+		} else if (!strcmp(key, "route") && t->routes_len < TOOL_MAX) {
+			struct config_allowedip *r = &t->routes[t->routes_len++];
+			struct config_peer *p = &t->peers[w->peers_len ? w->peers_len - 1 : w->peers_len++];
 
+			/* The last peer's allowed IPs are the last of routes. */
+			if (!p->allowedips_len)
+				p->allowedips = r;
+			p->allowedips_len++;
 			ok = tool_prefix(val, &r->family, r->addr, &r->cidr);
 			config_allowedip_mask(r);
-		} else if (!strcmp(key, "endpoint") && w->endpoints_len < TOOL_MAX) {
-			ok = tool_endpoint(val, &t->endpoints[w->endpoints_len++]);
+		} else if (!strcmp(key, "endpoint") && w->peers_len < TOOL_MAX) {
+			struct config_peer *p = &t->peers[w->peers_len++];
+
+			p->flags = CONFIG_PEER_HAS_ENDPOINT;
+			ok = tool_endpoint(val, &p->endpoint);
 		} else if (!strcmp(key, "table")) {
 			w->table = !strcmp(val, "auto") ? CONFFILE_TABLE_AUTO :
 				   !strcmp(val, "off") ? CONFFILE_TABLE_OFF : CONFFILE_TABLE_ID;
