@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "crypto/util.h"
+
 struct mnl_socket;
 struct nlmsghdr;
 
@@ -59,11 +61,12 @@ void *netlink_msg(struct netlink *nl, void *buf, uint16_t type, uint16_t flags, 
 struct nlattr;
 
 /* Fills tb (zeroed first) with the attributes after the hdrlen-byte header of nlh. */
-void netlink_parse(const struct nlmsghdr *nlh, size_t hdrlen, const struct nlattr *tb[NETLINK_ATTRS]);
+WGD_OUT_OF_LINE void netlink_parse(const struct nlmsghdr *nlh, size_t hdrlen,
+				   const struct nlattr *tb[NETLINK_ATTRS]);
 /* The same for the attributes nested in nest. */
 void netlink_parse_nested(const struct nlattr *nest, const struct nlattr *tb[NETLINK_ATTRS]);
 /* The u32 of attr, or absent when it is missing or not 4 bytes long. */
-uint32_t netlink_u32(const struct nlattr *attr, uint32_t absent);
+WGD_OUT_OF_LINE uint32_t netlink_u32(const struct nlattr *attr, uint32_t absent);
 struct netlink_event {
 	bool deleted;		/* RTM_DELLINK of our link */
 	unsigned int mtu;	/* 0 if not reported */
