@@ -31,7 +31,7 @@ void netlink_close(struct netlink *nl);
 int netlink_fd(const struct netlink *nl);
 
 /* Sets the MTU of nl->ifindex with RTM_NEWLINK; 0 or -errno. */
-int netlink_set_mtu(struct netlink *nl, unsigned int mtu);
+WGD_OUT_OF_LINE int netlink_set_mtu(struct netlink *nl, unsigned int mtu);
 /* Sets nl->ifindex up or down (IFF_UP); 0 or -errno. */
 int netlink_set_up(struct netlink *nl, bool up);
 
