@@ -609,7 +609,9 @@ static int netcfg_wanted(struct netcfg *nc, const struct netcfg_want *w, size_t 
 			 char *err, size_t errlen)
 {
 	bool ipv6 = netcfg_ipv6_enabled(nc), skipped = false;
-	size_t i, n = 0, m, na = w->addrs_len, p = 0, j = 0;
+	size_t i, n = 0, m, na = w->addrs_len;
+	const struct config_peer *p = w->peers;
+	const struct config_allowedip *r = NULL, *end = NULL;
 	int ret, f, k;
 
 	if (w->table == CONFFILE_TABLE_OFF)
@@ -625,19 +627,18 @@ static int netcfg_wanted(struct netcfg *nc, const struct netcfg_want *w, size_t 
 			o->len = w->addrs[i].prefixlen;
 			addr = w->addrs[i].addr;
 		} else {
-			const struct config_allowedip *r;
-
-			/* The next allowed IP: the peer's jth, else the next peer's. */
-			while (j == w->peers[p].allowedips_len) {
-				p++;
-				j = 0;
+			/* The next allowed IP: r, the current peer's, else the next peer's. */
+			for (; r == end; p++) {
+				if (p->allowedips_len) {	/* else allowedips may be NULL */
+					r = p->allowedips;
+					end = r + p->allowedips_len;
+				}
 			}
-			r = &w->peers[p].allowedips[j++];
 			o->kind = NETCFG_ROUTE;
 			o->family = r->family;
 			o->len = r->cidr;
 			o->table = w->table == CONFFILE_TABLE_AUTO ? RT_TABLE_MAIN : w->table_id;
-			addr = r->addr;
+			addr = r++->addr;
 		}
 		if (o->family != AF_INET && (o->family != AF_INET6 || !ipv6))
 			skipped |= o->family == AF_INET6;
