@@ -99,14 +99,11 @@ static void usage(FILE *f, const char *prog)
 static bool valid_ifname(const char *s, size_t len)
 {
 	static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_=+.-";
-	size_t i;
 
 	if (!len || len >= IFNAMSIZ || (s[0] == '.' && (len == 1 || (len == 2 && s[1] == '.'))))
 		return false;
-	for (i = 0; i < len; i++)
-		if (!s[i] || !strchr(ok, s[i]))
-			return false;
-	return true;
+	/* The first len characters are all in ok (the NUL is not). */
+	return strspn(s, ok) >= len;
 }
 
 /* The interface name a file implies: its base name without ".conf". */
