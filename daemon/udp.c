@@ -66,8 +66,9 @@ _Static_assert(offsetof(struct sockaddr_in, sin_port) == offsetof(struct sockadd
 /* One socket of family f bound to port; the fd or -errno. */
 static int udp_bind_one(int f, uint16_t port, uint32_t fwmark)
 {
+	static const int udp_bufopts[4] = { SO_RCVBUFFORCE, SO_RCVBUF, SO_SNDBUFFORCE, SO_SNDBUF };
 	union udp_addr a;
-	int fd, err;
+	int fd, err, i;
 
 	memset(&a, 0, sizeof(a));
 	a.sa.sa_family = f == UDP_V4 ? AF_INET : AF_INET6;
@@ -85,11 +86,11 @@ static int udp_bind_one(int f, uint16_t port, uint32_t fwmark)
 		return err;
 	}
 	/* Socket buffers; FORCE needs CAP_NET_ADMIN, which we have; the
-	 * plain option is the fallback. */
-	if (udp_opt(fd, SOL_SOCKET, SO_RCVBUFFORCE, UDP_SOCKBUF) < 0)
-		udp_opt(fd, SOL_SOCKET, SO_RCVBUF, UDP_SOCKBUF);
-	if (udp_opt(fd, SOL_SOCKET, SO_SNDBUFFORCE, UDP_SOCKBUF) < 0)
-		udp_opt(fd, SOL_SOCKET, SO_SNDBUF, UDP_SOCKBUF);
+	 * plain option that follows it is the fallback, skipped when FORCE
+	 * succeeds. */
+	for (i = 0; i < 4; i++)
+		if (udp_opt(fd, SOL_SOCKET, udp_bufopts[i], UDP_SOCKBUF) == 0)
+			i |= 1;
 	return fd;
 }
 
