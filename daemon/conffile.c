@@ -432,7 +432,7 @@ static int parse_endpoint(struct conffile *cf, struct span v)
 	else
 		return BAD;
 	free(cp->endpoint_host);
-	cp->endpoint_host = strdup(buf);
+	cp->endpoint_host = strndup(host.p, host.len);	/* = buf: both stop at a NUL */
 	cp->endpoint_port = port;
 	return cp->endpoint_host ? 0 : -ENOMEM;
 }
