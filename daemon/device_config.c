@@ -35,7 +35,7 @@ static int config_set_private_key(struct device *d, const uint8_t key[CONFIG_KEY
 	struct peer *p, *self;
 	bool same;
 
-	memcpy(clamped, key, sizeof(clamped));
+	config_key_copy(clamped, key);
 	if (crypto_is_zero(key, CONFIG_KEY_LEN)) {
 		same = !d->local.has_identity;
 	} else {
