@@ -106,8 +106,7 @@ void conffile_key_to_base64(char out[45], const uint8_t key[CONFIG_KEY_LEN])
 
 void conffile_init(struct conffile *cf)
 {
-	memset(cf, 0, sizeof(*cf));
-	config_device_init(&cf->dev);
+	memset(cf, 0, sizeof(*cf));	/* cf->dev as after config_device_init() too */
 }
 
 /* Hooks may name secrets (a key file, a password): wiped too. */
