@@ -737,7 +737,7 @@ static void print_peer(FILE *f, const struct config_peer *peer, const struct con
 {
 	char ip[INET6_ADDRSTRLEN];
 
-	fprintf(f, "[Peer]\n");
+	fprintf(f, "\n[Peer]\n");	/* a blank line before each section */
 	print_key(f, "PublicKey", peer->public_key);
 	/* A get gives zeros for "no preshared key", as wg(8) reads it. */
 	if (!crypto_is_zero(peer->preshared_key, CONFIG_KEY_LEN))
@@ -797,15 +797,14 @@ int conffile_print(FILE *f, const struct conffile *cf, enum conffile_format fmt)
 	if ((dev->flags & CONFIG_DEVICE_HAS_PRIVATE_KEY) &&
 	    !crypto_is_zero(dev->private_key, CONFIG_KEY_LEN))
 		print_key(f, "PrivateKey", dev->private_key);
-	/* wg-quick writes the text of wg showconf through $(...) and echo,
-	 * which leaves one '\n' at the end: no blank line without peers. */
-	if (fmt == CONFFILE_WG || dev->peers_len)
+	/* Each [Peer] starts with a blank line (print_peer); wg showconf ends
+	 * with one without peers too.  wg-quick writes that text through
+	 * $(...) and echo, which leaves one '\n' at the end: no blank line
+	 * without peers. */
+	if (fmt == CONFFILE_WG && !dev->peers_len)
 		fputc('\n', f);
-	for (size_t i = 0; i < dev->peers_len; i++) {
-		if (i)
-			fputc('\n', f);
+	for (size_t i = 0; i < dev->peers_len; i++)
 		print_peer(f, &dev->peers[i], cf->peers ? &cf->peers[i] : NULL);
-	}
 	if (fflush(f) == EOF || ferror(f))
 		return -(errno ? errno : EIO);
 	return 0;
