@@ -106,8 +106,7 @@ void conffile_key_to_base64(char out[45], const uint8_t key[CONFIG_KEY_LEN])
 
 void conffile_init(struct conffile *cf)
 {
-	memset(cf, 0, sizeof(*cf));
-	config_device_init(&cf->dev);
+	memset(cf, 0, sizeof(*cf));	/* cf->dev as after config_device_init() too */
 }
 
 /* Hooks may name secrets (a key file, a password): wiped too. */
@@ -432,7 +431,7 @@ static int parse_endpoint(struct conffile *cf, struct span v)
 	else
 		return BAD;
 	free(cp->endpoint_host);
-	cp->endpoint_host = strdup(buf);
+	cp->endpoint_host = strndup(host.p, host.len);	/* = buf: both stop at a NUL */
 	cp->endpoint_port = port;
 	return cp->endpoint_host ? 0 : -ENOMEM;
 }
@@ -738,7 +737,7 @@ static void print_peer(FILE *f, const struct config_peer *peer, const struct con
 {
 	char ip[INET6_ADDRSTRLEN];
 
-	fprintf(f, "[Peer]\n");
+	fprintf(f, "\n[Peer]\n");	/* a blank line before each section */
 	print_key(f, "PublicKey", peer->public_key);
 	/* A get gives zeros for "no preshared key", as wg(8) reads it. */
 	if (!crypto_is_zero(peer->preshared_key, CONFIG_KEY_LEN))
@@ -798,15 +797,14 @@ int conffile_print(FILE *f, const struct conffile *cf, enum conffile_format fmt)
 	if ((dev->flags & CONFIG_DEVICE_HAS_PRIVATE_KEY) &&
 	    !crypto_is_zero(dev->private_key, CONFIG_KEY_LEN))
 		print_key(f, "PrivateKey", dev->private_key);
-	/* wg-quick writes the text of wg showconf through $(...) and echo,
-	 * which leaves one '\n' at the end: no blank line without peers. */
-	if (fmt == CONFFILE_WG || dev->peers_len)
+	/* Each [Peer] starts with a blank line (print_peer); wg showconf ends
+	 * with one without peers too.  wg-quick writes that text through
+	 * $(...) and echo, which leaves one '\n' at the end: no blank line
+	 * without peers. */
+	if (fmt == CONFFILE_WG && !dev->peers_len)
 		fputc('\n', f);
-	for (size_t i = 0; i < dev->peers_len; i++) {
-		if (i)
-			fputc('\n', f);
+	for (size_t i = 0; i < dev->peers_len; i++)
 		print_peer(f, &dev->peers[i], cf->peers ? &cf->peers[i] : NULL);
-	}
 	if (fflush(f) == EOF || ferror(f))
 		return -(errno ? errno : EIO);
 	return 0;

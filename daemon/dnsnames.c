@@ -198,7 +198,7 @@ static void dn_send(struct dnsnames *dn, struct dn_name *n, uint32_t now)
 		dn_failed(dn, n, ret, "cannot reach the resolver thread", now);
 		return;
 	}
-	memcpy(dn->out_key, n->key, CONFIG_KEY_LEN);
+	config_key_copy(dn->out_key, n->key);
 	dn->out = true;
 }
 
@@ -230,7 +230,7 @@ static void dn_take(struct dnsnames *dn, struct dn_name *n, const struct config_
 		log_debug("endpoint %s:%u is %s; the peer's endpoint is kept", n->host, n->port, buf);
 		return;
 	}
-	memcpy(set.public_key, n->key, CONFIG_KEY_LEN);
+	config_key_copy(set.public_key, n->key);
 	ret = host_config_apply(dn->h, &cfg);
 	if (ret < 0)
 		log_error_errno(-ret, "endpoint %s:%u: cannot set %s", n->host, n->port, buf);
@@ -361,7 +361,7 @@ int dnsnames_update(struct dnsnames *dn, const struct conffile *cf)
 		old = dn_find(dn, cf->dev.peers[i].public_key, cp->endpoint_host, cp->endpoint_port);
 		if (old)
 			*n = *old;
-		memcpy(n->key, cf->dev.peers[i].public_key, CONFIG_KEY_LEN);
+		config_key_copy(n->key, cf->dev.peers[i].public_key);
 		n->port = cp->endpoint_port;
 		n->host = memcpy(text, cp->endpoint_host, host_len + 1);
 		text += host_len + 1;

@@ -66,8 +66,15 @@ _Static_assert(offsetof(struct sockaddr_in, sin_port) == offsetof(struct sockadd
 /* One socket of family f bound to port; the fd or -errno. */
 static int udp_bind_one(int f, uint16_t port, uint32_t fwmark)
 {
+	/* Each datagram's local address (replies leave from it); the IPv6
+	 * socket for IPv6 only. */
+	static const struct { int level, name; } udp_famopts[UDP_NFAMILIES][2] = {
+		[UDP_V4] = { { IPPROTO_IP, IP_PKTINFO } },
+		[UDP_V6] = { { IPPROTO_IPV6, IPV6_V6ONLY }, { IPPROTO_IPV6, IPV6_RECVPKTINFO } },
+	};
+	static const int udp_bufopts[4] = { SO_RCVBUFFORCE, SO_RCVBUF, SO_SNDBUFFORCE, SO_SNDBUF };
 	union udp_addr a;
-	int fd, err;
+	int fd, err, i;
 
 	memset(&a, 0, sizeof(a));
 	a.sa.sa_family = f == UDP_V4 ? AF_INET : AF_INET6;
@@ -75,9 +82,11 @@ static int udp_bind_one(int f, uint16_t port, uint32_t fwmark)
 	fd = socket(a.sa.sa_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if ((f == UDP_V4 ? udp_opt(fd, IPPROTO_IP, IP_PKTINFO, 1) < 0
-			 : udp_opt(fd, IPPROTO_IPV6, IPV6_V6ONLY, 1) < 0 ||
-			   udp_opt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, 1) < 0) ||
+	/* The family's options; the loop stops early only at a failure. */
+	for (i = 0; i < 2 && udp_famopts[f][i].name; i++)
+		if (udp_opt(fd, udp_famopts[f][i].level, udp_famopts[f][i].name, 1) < 0)
+			break;
+	if ((i < 2 && udp_famopts[f][i].name) ||
 	    (fwmark && udp_mark(fd, fwmark) < 0) ||
 	    bind(fd, &a.sa, f == UDP_V4 ? sizeof(a.in4) : sizeof(a.in6)) < 0) {
 		err = -errno;
@@ -85,11 +94,11 @@ static int udp_bind_one(int f, uint16_t port, uint32_t fwmark)
 		return err;
 	}
 	/* Socket buffers; FORCE needs CAP_NET_ADMIN, which we have; the
-	 * plain option is the fallback. */
-	if (udp_opt(fd, SOL_SOCKET, SO_RCVBUFFORCE, UDP_SOCKBUF) < 0)
-		udp_opt(fd, SOL_SOCKET, SO_RCVBUF, UDP_SOCKBUF);
-	if (udp_opt(fd, SOL_SOCKET, SO_SNDBUFFORCE, UDP_SOCKBUF) < 0)
-		udp_opt(fd, SOL_SOCKET, SO_SNDBUF, UDP_SOCKBUF);
+	 * plain option that follows it is the fallback, skipped when FORCE
+	 * succeeds. */
+	for (i = 0; i < 4; i++)
+		if (udp_opt(fd, SOL_SOCKET, udp_bufopts[i], UDP_SOCKBUF) == 0)
+			i |= 1;
 	return fd;
 }
 

@@ -146,10 +146,7 @@ enum message_type {
  * locking a peer or a source out until the clock catches up.  With the
  * daemon's boot clock (never backwards) the case does not arise.
  */
-static inline bool wg_age_reached(uint64_t birth, uint64_t now, uint64_t limit_ns)
-{
-	return now < birth || now - birth >= limit_ns;
-}
+WGD_OUT_OF_LINE bool wg_age_reached(uint64_t birth, uint64_t now, uint64_t limit_ns);
 
 /*
  * n / d, and n % d in *rem, for a divisor d < 2^22, without a 64-bit
