@@ -16,6 +16,19 @@
 #include "daemon/core/noise.h"
 
 /*
+ * Every key, hash and chaining key here is 32 bytes (messages.h).  One
+ * out-of-line copy for them all: inlined, each memcpy() of 32 bytes of
+ * unknown alignment is 32 instructions on MIPS32 (lwl/lwr, swl/swr), and
+ * the handshake makes these copies once per message, not per byte.
+ */
+_Static_assert(NOISE_PUBLIC_KEY_LEN == 32 && NOISE_SYMMETRIC_KEY_LEN == 32 && NOISE_HASH_LEN == 32,
+	       "noise_copy32() copies 32 bytes");
+static WGD_OUT_OF_LINE void noise_copy32(void *dst, const void *src)
+{
+	memcpy(dst, src, 32);
+}
+
+/*
  * C0 = HASH("Noise_IKpsk2_25519_ChaChaPoly_BLAKE2s") and
  * H0 = HASH(C0 || "WireGuard v1 zx2c4 Jason@zx2c4.com") (WP §5.4.2): the
  * same for every handshake, so precomputed (doc/protocol.md §1);
@@ -287,7 +300,7 @@ bool noise_local_set_private(struct noise_local *l, const uint8_t *private_key)
 		local_forget_identity(l);
 		return true;
 	}
-	memcpy(l->private_key, private_key, NOISE_PUBLIC_KEY_LEN);
+	noise_copy32(l->private_key, private_key);
 	x25519_clamp(l->private_key);
 	if (!x25519_public(l->public_key, l->private_key)) {
 		local_forget_identity(l);
@@ -412,14 +425,14 @@ void noise_remote_init(struct noise_remote *r, struct noise_local *l,
 {
 	memset(r, 0, sizeof(*r));
 	r->local = l;
-	memcpy(r->public_key, public_key, NOISE_PUBLIC_KEY_LEN);
+	noise_copy32(r->public_key, public_key);
 	cookie_maker_init(&r->cookie, public_key);
 }
 
 void noise_remote_set_preshared_key(struct noise_remote *r, const uint8_t *psk)
 {
 	if (psk)
-		memcpy(r->preshared_key, psk, NOISE_SYMMETRIC_KEY_LEN);
+		noise_copy32(r->preshared_key, psk);
 	else
 		crypto_wipe(r->preshared_key, sizeof(r->preshared_key));
 }
@@ -567,7 +580,7 @@ enum noise_result noise_create_initiation(struct noise_remote *r, uint8_t out[ME
 	handshake_clear(r);
 
 	/* C = C0, H = HASH(H0 || S_r.pub) */
-	memcpy(hs->chaining_key, NOISE_CHAIN0, NOISE_HASH_LEN);
+	noise_copy32(hs->chaining_key, NOISE_CHAIN0);
 	blake2s_concat(hs->hash, NOISE_HASH_LEN, NOISE_HASH0, NOISE_HASH_LEN, r->public_key,
 		       NOISE_PUBLIC_KEY_LEN);
 
@@ -630,8 +643,8 @@ enum noise_result noise_consume_initiation(struct noise_local *l, const uint8_t 
 	if (!l->has_identity)
 		return NOISE_DROP_NO_IDENTITY;
 
-	memcpy(k.chain, NOISE_CHAIN0, NOISE_HASH_LEN);
-	memcpy(k.hash, l->initial_hash, NOISE_HASH_LEN);
+	noise_copy32(k.chain, NOISE_CHAIN0);
+	noise_copy32(k.hash, l->initial_hash);
 
 	/* e, es */
 	res = NOISE_DROP_BAD_DH;
@@ -668,9 +681,9 @@ enum noise_result noise_consume_initiation(struct noise_local *l, const uint8_t 
 	hs = &r->handshake;
 	hs->state = NOISE_HANDSHAKE_CONSUMED_INITIATION;
 	hs->remote_index = le32_load(msg + MESSAGE_INITIATION_SENDER);
-	memcpy(hs->remote_ephemeral, e, NOISE_PUBLIC_KEY_LEN);
-	memcpy(hs->chaining_key, k.chain, NOISE_HASH_LEN);
-	memcpy(hs->hash, k.hash, NOISE_HASH_LEN);
+	noise_copy32(hs->remote_ephemeral, e);
+	noise_copy32(hs->chaining_key, k.chain);
+	noise_copy32(hs->hash, k.hash);
 	memcpy(r->latest_timestamp, k.t, NOISE_TIMESTAMP_LEN);
 	r->last_initiation_consumed = now;
 	r->has_consumed_initiation = true;
@@ -757,8 +770,8 @@ enum noise_result noise_consume_response(struct noise_local *l, const uint8_t ms
 		return NOISE_DROP_WRONG_STATE;
 
 	/* Work on copies: a bad response must leave the handshake usable. */
-	memcpy(k.chain, hs->chaining_key, NOISE_HASH_LEN);
-	memcpy(k.hash, hs->hash, NOISE_HASH_LEN);
+	noise_copy32(k.chain, hs->chaining_key);
+	noise_copy32(k.hash, hs->hash);
 
 	/* e, ee, se */
 	res = NOISE_DROP_BAD_DH;
