@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * TUN offloads (daemon/gso.c) against naive references:
- *  - checksums against a 16-bit-word-at-a-time RFC 1071 sum, every length
- *    and both parities; the copy-and-checksum at every length and
- *    alignment, and over 64 KiB of all-ones and random bytes;
+ *  - checksums against a 16-bit-word-at-a-time RFC 1071 sum: the sum and
+ *    the copy-and-sum at every length to 2048 and some to 65535, every
+ *    source and destination alignment, random and all-ones bytes; the
+ *    copy exact and nothing written around it;
  *  - TSO split: every segment has a valid IPv4 header checksum and TCP
  *    checksum, contiguous sequence numbers, FIN/PSH only on the last, CWR
  *    only on the first, and the payloads concatenate to the original;
@@ -15,6 +16,7 @@
  *    earlier one (never a duplicate ACK, SACK, ECN CE, another flow).
  */
 #include <linux/virtio_net.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,69 +69,111 @@ static uint16_t ref_tcp_csum(const uint8_t *pkt, size_t len, bool v6)
 	return (uint16_t)~ref_sum(pkt + ip, len - ip, sum);
 }
 
-static void test_csum(void)
+/*
+ * gso_csum_fold(gso_csum_add(s0, ...)) and the copy against the reference,
+ * exactly: both fold a sum that is zero only if s0 and every byte are, so
+ * neither may give 0xffff where the other gives 0.
+ */
+static void check_csum(uint32_t s0, uint8_t *dst, const uint8_t *src, size_t len, size_t so, size_t dof,
+		       const char *what)
 {
-	uint8_t buf[301];
-	size_t len, i;
+	uint16_t want = (uint16_t)~ref_sum(src, len, s0), a;
 
-	for (i = 0; i < sizeof(buf); i++)
-		buf[i] = (uint8_t)rng();
-	for (len = 0; len <= sizeof(buf); len++) {
-		uint16_t a = gso_csum_fold(gso_csum_add(0, buf, len));
-		uint16_t b = (uint16_t)~ref_sum(buf, len, 0);
+	if (!dst) {
+		a = gso_csum_fold(gso_csum_add(s0, src, len));
+		CHECK(a == want, "%s: sum of %zu bytes at %zu: %04x vs %04x", what, len, so, a, want);
+		return;
+	}
+	a = gso_csum_fold(gso_csum_copy(s0, dst, src, len));
+	CHECK(a == want, "%s: copy-sum of %zu bytes at %zu/%zu: %04x vs %04x", what, len, so, dof, a, want);
+	CHECK(!memcmp(dst, src, len), "%s: copy of %zu bytes at %zu/%zu", what, len, so, dof);
+}
 
-		CHECK(a == b || (a == 0xffff && b == 0) || (a == 0 && b == 0xffff),
-		      "checksum of %zu bytes: %04x vs %04x", len, a, b);
+/* Whether the CSUM_GUARD bytes either side of dst[0..len) still hold 0xa5. */
+#define CSUM_GUARD 8
+
+static bool guards_intact(const uint8_t *dst, size_t len)
+{
+	size_t i;
+
+	for (i = 1; i <= CSUM_GUARD; i++)
+		if (dst[-(ptrdiff_t)i] != 0xa5 || dst[len + i - 1] != 0xa5)
+			return false;
+	return true;
+}
+
+/*
+ * len bytes at src + so: summed, and copied to each destination offset
+ * 0..7 with CSUM_GUARD bytes of 0xa5 either side; s0, the sum passed in,
+ * is 0 or random.
+ */
+static void test_csum_lengths(const uint8_t *src, uint8_t *buf, size_t len, size_t so, const char *what)
+{
+	uint32_t s0 = len % 3 ? rng() & 0xffff : 0;
+	size_t dof;
+
+	check_csum(s0, NULL, src + so, len, so, 0, what);
+	for (dof = 0; dof < 8; dof++) {
+		uint8_t *dst = buf + CSUM_GUARD + dof;
+
+		memset(dst - CSUM_GUARD, 0xa5, len + 2 * CSUM_GUARD);
+		check_csum(s0, dst, src + so, len, so, dof, what);
+		CHECK(guards_intact(dst, len), "%s: copy of %zu bytes at %zu/%zu wrote outside", what, len, so, dof);
 	}
 }
 
 /*
- * Copy and checksum in one pass: the bytes copied are the source's, the
- * bytes around the destination untouched, and the sum the reference's,
- * for every length to 301 at every source and destination alignment; then
- * the largest packet of all 0xff bytes (the most carries) and of random
- * bytes, against the reference and the plain sum.
+ * Words that make the 32-bit folds carry: k words of 0xffffffff sum to
+ * (k - 1) 2^32 + 2^32 - k, and a native-order word w with 0 < w < k then
+ * makes the two halves add to 2^32 or more; the carry must come back in.
  */
-static void test_csum_copy(void)
+static void test_csum_fold_carry(uint8_t *src, uint8_t *buf)
 {
-	static uint8_t src[65536 + 8], dst[65536 + 24];
-	size_t len, i, so, dof;
+	size_t k, so, j;
 
-	for (i = 0; i < sizeof(src); i++)
-		src[i] = (uint8_t)rng();
 	for (so = 0; so < 8; so++) {
-		for (dof = 0; dof < 8; dof++) {
-			for (len = 0; len <= 301; len++) {
-				uint64_t s;
-				uint16_t a, b;
+		for (k = 2; k <= 40; k++) {
+			const uint32_t w[2] = { 1, (uint32_t)k - 1 };
 
-				memset(dst, 0xa5, 320);
-				s = gso_csum_copy(0, dst + 8 + dof, src + so, len);
-				a = gso_csum_fold(s);
-				b = (uint16_t)~ref_sum(src + so, len, 0);
-				CHECK(a == b || (a == 0xffff && b == 0) || (a == 0 && b == 0xffff),
-				      "copy-checksum of %zu bytes at %zu/%zu: %04x vs %04x", len, so, dof, a, b);
-				CHECK(!memcmp(dst + 8 + dof, src + so, len), "copy of %zu bytes at %zu/%zu", len, so,
-				      dof);
-				CHECK(dst[7 + dof] == 0xa5 && dst[8 + dof + len] == 0xa5,
-				      "copy of %zu bytes at %zu/%zu wrote outside", len, so, dof);
+			memset(src + so, 0xff, 4 * k);
+			for (j = 0; j < 2; j++) {
+				memcpy(src + so + 4 * k, &w[j], sizeof(w[j]));
+				test_csum_lengths(src, buf, 4 * k + 4, so, "fold carry");
 			}
 		}
 	}
-	for (i = 0; i < 2; i++) {
-		uint16_t a, b, c;
+}
 
-		if (i == 0)
-			memset(src, 0xff, 65535);
-		a = gso_csum_fold(gso_csum_copy(0, dst, src, 65535));
-		b = (uint16_t)~ref_sum(src, 65535, 0);
-		c = gso_csum_fold(gso_csum_add(0, src, 65535));
-		CHECK(a == b && c == b, "65535 bytes (%s): copy %04x, plain %04x, reference %04x",
-		      i ? "random" : "all 0xff", a, c, b);
-		CHECK(!memcmp(dst, src, 65535), "copy of 65535 bytes");
-		for (len = 0; len < 65535; len++)
-			src[len] = (uint8_t)rng();
+/*
+ * The sum and the copy-and-sum at every length to 2048 and a few to 65535,
+ * at every source and destination offset modulo 8 (every mix of aligned
+ * and misaligned pointers: different loops on 32-bit targets, and the
+ * assembly on MIPS32r2), over random bytes and over all-0xff bytes (a
+ * carry out of every word), and over words made to carry in the folds.
+ * The copy must be exact and write nothing outside dst.
+ */
+static void test_csum(void)
+{
+	static const size_t big[] = { 4095, 4096, 9001, 32768, 65532, 65533, 65534, 65535 };
+	static uint8_t src[65535 + 8] __attribute__((aligned(16)));
+	static uint8_t buf[65535 + 8 + 2 * CSUM_GUARD] __attribute__((aligned(16)));
+	size_t len, so, i;
+	int fill;
+
+	for (fill = 0; fill < 2; fill++) {
+		const char *what = fill ? "all 0xff" : "random";
+
+		for (i = 0; i < sizeof(src); i++)
+			src[i] = fill ? 0xff : (uint8_t)rng();
+		for (so = 0; so < 8; so++) {
+			for (len = 0; len <= 2048; len++)
+				test_csum_lengths(src, buf, len, so, what);
+			for (i = 0; i < sizeof(big) / sizeof(big[0]); i++)
+				if (big[i] + so <= sizeof(src))
+					test_csum_lengths(src, buf, big[i], so, what);
+		}
 	}
+	test_csum_fold_carry(src, buf);
 }
 
 /* A TCP super-packet: IPv4 or IPv6, 32 bytes of TCP header (options). */
@@ -443,7 +487,6 @@ int main(void)
 	size_t i;
 
 	test_csum();
-	test_csum_copy();
 	for (i = 0; i < sizeof(payloads) / sizeof(payloads[0]); i++) {
 		test_split_and_merge(false, payloads[i] > 65535 - 52 ? 65535 - 52 : payloads[i], 1400);
 		test_split_and_merge(true, payloads[i] > 65535 - 72 ? 65535 - 72 : payloads[i], 1380);
