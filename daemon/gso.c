@@ -352,7 +352,7 @@ static size_t gro_tcp_header(const uint8_t *pkt, size_t len, bool *v6, size_t *i
 	return iph + thl;
 }
 
-bool gro_start(struct gro *g, const uint8_t *pkt, size_t len)
+bool gro_start(struct gro *g, uint8_t *pkt, size_t len)
 {
 	size_t hdr = gro_tcp_header(pkt, len, &g->v6, &g->ip_hlen);
 
@@ -363,7 +363,8 @@ bool gro_start(struct gro *g, const uint8_t *pkt, size_t len)
 	g->first_len = len;
 	g->hdr_len = hdr;
 	g->seg = len - hdr;
-	g->len = 0;
+	g->len = len;
+	g->pieces = 0;
 	g->next_seq = be32_load(pkt + g->ip_hlen + 4) + (uint32_t)g->seg;
 	g->count = 1;
 	/* PSH ends a burst: the kernel flushes after it, so do we. */
@@ -393,7 +394,7 @@ bool gro_append(struct gro *g, const uint8_t *pkt, size_t len)
 	size_t hdr, payload, ip_hlen;
 	bool v6;
 
-	if (!g->count || g->closed)
+	if (!g->count || g->closed || g->pieces + 1 == GRO_MAX_PIECES)
 		return false;
 	hdr = gro_tcp_header(pkt, len, &v6, &ip_hlen);
 	if (hdr != g->hdr_len || v6 != g->v6 || !gro_same_headers(g, pkt))
@@ -401,18 +402,14 @@ bool gro_append(struct gro *g, const uint8_t *pkt, size_t len)
 	payload = len - hdr;
 	if (payload > g->seg || be32_load(pkt + ip_hlen + 4) != g->next_seq)
 		return false;
-	if ((g->len ? g->len : g->first_len) + payload > GSO_MAX_PACKET)
+	if (g->len + payload > GSO_MAX_PACKET)
 		return false;
-	if (!g->len) {
-		memcpy(g->buf + GSO_VNET_HDR_LEN, g->first, g->first_len);
-		g->len = g->first_len;
-	}
-	memcpy(g->buf + GSO_VNET_HDR_LEN + g->len, pkt + hdr, payload);
+	g->iov[++g->pieces] = (struct iovec){ .iov_base = (void *)(uintptr_t)(pkt + hdr), .iov_len = payload };
 	g->len += payload;
 	g->next_seq += (uint32_t)payload;
 	g->count++;
 	if (pkt[ip_hlen + 13] & TCP_FLAG_PSH) {
-		g->buf[GSO_VNET_HDR_LEN + g->ip_hlen + 13] |= TCP_FLAG_PSH;
+		g->first[g->ip_hlen + 13] |= TCP_FLAG_PSH;
 		g->closed = true;
 	}
 	if (payload < g->seg)
@@ -422,14 +419,20 @@ bool gro_append(struct gro *g, const uint8_t *pkt, size_t len)
 
 void gro_hold(struct gro *g)
 {
-	if (!g->count || g->first == g->buf + GSO_VNET_HDR_LEN)
+	uint8_t *pkt = g->buf + GSO_VNET_HDR_LEN;
+	unsigned int i;
+
+	if (!g->count)
 		return;
-	if (!g->len) {
-		memcpy(g->buf + GSO_VNET_HDR_LEN, g->first, g->first_len);
-		g->len = g->first_len;
+	if (g->first != pkt)
+		memcpy(pkt, g->first, g->first_len);
+	for (i = 1; i <= g->pieces; i++) {
+		memcpy(pkt + g->first_len, g->iov[i].iov_base, g->iov[i].iov_len);
+		g->first_len += g->iov[i].iov_len;
 	}
+	g->pieces = 0;
 	/* the merged packet's headers are the first segment's, until gro_finish() */
-	g->first = g->buf + GSO_VNET_HDR_LEN;
+	g->first = pkt;
 }
 
 static void gso_native16_store(uint8_t *p, uint16_t v)
@@ -437,21 +440,23 @@ static void gso_native16_store(uint8_t *p, uint16_t v)
 	memcpy(p, &v, sizeof(v));
 }
 
-size_t gro_finish(struct gro *g, uint8_t **out)
+size_t gro_finish(struct gro *g, const struct iovec **iov, unsigned int *n)
 {
-	uint8_t *hdr, *pkt = g->buf + GSO_VNET_HDR_LEN;
+	uint8_t *hdr, *pkt = g->first;
 	uint64_t sum;
 	size_t tcp_len;
 
 	if (!g->count)
 		return 0;
+	hdr = pkt - GSO_VNET_HDR_LEN;
+	*iov = g->iov;
+	*n = g->pieces + 1;
+	g->iov[0] = (struct iovec){ .iov_base = hdr, .iov_len = GSO_VNET_HDR_LEN + g->first_len };
+	memset(hdr, 0, GSO_VNET_HDR_LEN);
 	if (g->count == 1) {
 		/* nothing merged: the segment as it lies, a plain header before it */
-		hdr = (uint8_t *)(uintptr_t)g->first - GSO_VNET_HDR_LEN;
-		memset(hdr, 0, GSO_VNET_HDR_LEN);
 		g->count = 0;
-		*out = hdr;
-		return g->first_len + GSO_VNET_HDR_LEN;
+		return g->len + GSO_VNET_HDR_LEN;
 	}
 	if (g->v6) {
 		be16_store(pkt + 4, (uint16_t)(g->len - 40));
@@ -467,7 +472,6 @@ size_t gro_finish(struct gro *g, uint8_t **out)
 	sum += 6 + (uint64_t)tcp_len;
 	be16_store(pkt + g->ip_hlen + 16, (uint16_t)~gso_csum_fold(sum));
 
-	hdr = g->buf;
 	hdr[0] = VIRTIO_NET_HDR_F_NEEDS_CSUM;
 	hdr[1] = g->v6 ? VIRTIO_NET_HDR_GSO_TCPV6 : VIRTIO_NET_HDR_GSO_TCPV4;
 	gso_native16_store(hdr + 2, (uint16_t)g->hdr_len);
@@ -475,7 +479,6 @@ size_t gro_finish(struct gro *g, uint8_t **out)
 	gso_native16_store(hdr + 6, (uint16_t)g->ip_hlen);
 	gso_native16_store(hdr + 8, 16);
 	g->count = 0;
-	*out = hdr;
 	return g->len + GSO_VNET_HDR_LEN;
 }
 

@@ -26,7 +26,10 @@
  *    to the segment merged, but for the fields a split rewrites (lengths,
  *    IPv4 ID, checksums) and the urgent pointer, meaningless without URG;
  *  - an exact continuation (no byte changed) of a group whose last segment
- *    was full-sized and had no PSH is merged while it fits in 64 KiB.
+ *    was full-sized and had no PSH is merged while it fits in 64 KiB and
+ *    in GRO_MAX_PIECES pieces since the group was last held;
+ *  - the write is gathered from the first segment (or the held copy) and
+ *    then each later payload where it lies.
  *
  *   fuzz_gro [libFuzzer flags] [CORPUS_DIR...]     (doc/fuzzing.md)
  */
@@ -122,12 +125,12 @@ static bool resplit_changes(size_t i, bool v6, size_t tcp)
 	return i == tcp + 16 || i == tcp + 17 || i == tcp + 18 || i == tcp + 19;
 }
 
-static void check_single(const struct slot *s, const uint8_t *out, size_t len)
+static void check_single(const struct slot *s, const void *at, const uint8_t *out, size_t len)
 {
 	static const uint8_t zero[GSO_VNET_HDR_LEN];
 
 	/* held, it was copied out of its (since overwritten) receive buffer */
-	FUZZ_CHECK(out == (held ? gro.buf : s->buf) && len == s->len + GSO_VNET_HDR_LEN,
+	FUZZ_CHECK(at == (held ? gro.buf : s->buf) && len == s->len + GSO_VNET_HDR_LEN,
 		   "single segment not as it lies");
 	FUZZ_CHECK(!memcmp(out, zero, GSO_VNET_HDR_LEN), "single segment: virtio_net_hdr not plain");
 	FUZZ_CHECK(!memcmp(out + GSO_VNET_HDR_LEN, s->copy, s->len), "single segment changed");
@@ -183,22 +186,44 @@ static void check_merged(unsigned int first, unsigned int count, uint8_t *out, s
 	FUZZ_CHECK(k == count, "%u segments, %u merged", k, count);
 }
 
-/* Writes the pending group (gro_finish) and checks it. */
+/*
+ * Writes the pending group (gro_finish) and checks it: gathered, and each
+ * payload since the group was last held taken from where it lies.
+ */
 static void flush(unsigned int first, unsigned int count)
 {
-	uint8_t *out;
-	size_t len = gro_finish(&gro, &out);
+	static uint8_t out[GSO_VNET_HDR_LEN + GSO_MAX_PACKET];
+	const struct iovec *iov;
+	unsigned int n = 0, i;
+	size_t len = gro_finish(&gro, &iov, &n), off = 0, ip;
 
 	FUZZ_CHECK((len != 0) == (count != 0), "group of %u written as %zu bytes", count, len);
+	if (!len)
+		return;
+	FUZZ_CHECK(n >= 1 && n <= count && n <= GRO_MAX_PIECES && (held || n == count),
+		   "group of %u written from %u pieces", count, n);
+	for (i = 0; i < n; i++) {
+		FUZZ_CHECK(iov[i].iov_len <= sizeof(out) - off, "pieces longer than a packet");
+		if (i) {
+			const struct slot *m = &slots[first + count - n + i];
+			size_t hdr = hdr_len_of(m->copy, m->len, &ip);
+
+			FUZZ_CHECK(iov[i].iov_base == m->buf + GSO_VNET_HDR_LEN + hdr && iov[i].iov_len == m->len - hdr,
+				   "piece %u is not segment %u's payload where it lies", i, count - n + i);
+		}
+		memcpy(out + off, iov[i].iov_base, iov[i].iov_len);
+		off += iov[i].iov_len;
+	}
+	FUZZ_CHECK(off == len, "pieces of %zu bytes, written %zu", off, len);
 	if (count == 1)
-		check_single(&slots[first], out, len);
-	else if (count > 1)
+		check_single(&slots[first], iov[0].iov_base, out, len);
+	else
 		check_merged(first, count, out, len);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	unsigned int n = 0, first = 0, count = 0, i;
+	unsigned int n = 0, first = 0, count = 0, since_hold = 0, i;
 	size_t pos = 0, group_len = 0, ip;
 
 	memset(&gro, 0, offsetof(struct gro, buf));
@@ -215,6 +240,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			/* a new receive batch: the last one's buffers are reused */
 			gro_hold(&gro);
 			held = count != 0;
+			since_hold = 0;
 			for (i = 0; i < n; i++)
 				memset(slots[i].buf, 0xee, GSO_VNET_HDR_LEN + slots[i].len);
 		}
@@ -232,7 +258,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			seg0 = count ? slots[first].len - hdr : 0;
 			expect = count && first + count == n && !xor && prev->len - hdr == seg0 &&
 				 !(prev->copy[ip + 13] & TCP_PSH) && s->len > hdr && s->len - hdr <= seg0 &&
-				 group_len + s->len - hdr <= GSO_MAX_PACKET;
+				 group_len + s->len - hdr <= GSO_MAX_PACKET && since_hold + 1 < GRO_MAX_PIECES;
 		}
 		if (s->len)
 			s->buf[GSO_VNET_HDR_LEN + at % s->len] ^= xor;
@@ -241,6 +267,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (gro_append(&gro, s->buf + GSO_VNET_HDR_LEN, s->len)) {
 			FUZZ_CHECK(count, "appended to no group");
 			count++;
+			since_hold++;
 			group_len += s->len - hdr_len_of(s->copy, s->len, &ip);
 		} else {
 			FUZZ_CHECK(!expect, "packet %u: exact continuation of a full segment refused", n);
@@ -248,6 +275,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			held = false;
 			first = n;
 			count = gro_start(&gro, s->buf + GSO_VNET_HDR_LEN, s->len);
+			since_hold = 0;
 			group_len = s->len;
 		}
 		n++;
