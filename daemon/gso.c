@@ -417,13 +417,15 @@ bool gro_append(struct gro *g, const uint8_t *pkt, size_t len)
 	return true;
 }
 
-void gro_hold(struct gro *g)
+bool gro_hold(struct gro *g)
 {
 	uint8_t *pkt = g->buf + GSO_VNET_HDR_LEN;
 	unsigned int i;
 
 	if (!g->count)
-		return;
+		return true;
+	if (g->len - (g->first == pkt ? g->first_len : 0) > GRO_HOLD_MAX)
+		return false;
 	if (g->first != pkt)
 		memcpy(pkt, g->first, g->first_len);
 	for (i = 1; i <= g->pieces; i++) {
@@ -433,6 +435,7 @@ void gro_hold(struct gro *g)
 	g->pieces = 0;
 	/* the merged packet's headers are the first segment's, until gro_finish() */
 	g->first = pkt;
+	return true;
 }
 
 static void gso_native16_store(uint8_t *p, uint16_t v)

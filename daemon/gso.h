@@ -127,9 +127,13 @@ bool gro_append(struct gro *g, const uint8_t *pkt, size_t len);
 /*
  * The segments appended so far may be overwritten from now on (their
  * receive buffers are reused): the group is copied into g->buf if it is
- * not all there yet, and can still be appended to.
+ * not all there yet, and can still be appended to.  False, and nothing
+ * copied, if that would copy more than GRO_HOLD_MAX bytes: write the group
+ * first (gro_finish()).  A write costs the kernel about what copying a few
+ * segments costs us, and a group that large gains little by growing.
  */
-void gro_hold(struct gro *g);
+#define GRO_HOLD_MAX 16384
+bool gro_hold(struct gro *g);
 /*
  * The write for the group, virtio_net_hdr first: *iov and *n iovecs
  * (g->iov); returns its length, 0 if there was no group.  A single segment

@@ -424,11 +424,12 @@ struct udp_msg *receive_buffers(struct device *d, unsigned int *n)
 
 	/*
 	 * The next batch is read over the last one, which may have left a
-	 * group open that this batch continues: it is kept (copied out of the
-	 * buffers) until receive_flush().  A group flushed before the next
-	 * read is written from where it lies.
+	 * group open that this batch continues: a small one is kept (copied
+	 * out of the buffers) until receive_flush(), a large one written now.
+	 * A group flushed before the next read is written from where it lies.
 	 */
-	gro_hold(&d->gro);
+	if (!gro_hold(&d->gro))
+		receive_flush(d);
 
 	for (i = 0; i < entries; i++) {
 		d->rx_msgs[i].data = d->rx_area + (size_t)i * size;

@@ -12,7 +12,8 @@
  * (op bit 0 clear), or by nothing for a continuation (bit 0 set): a copy of
  * the previous packet's headers with the next sequence number, the lengths
  * set and `length` payload bytes, PSH added when op bit 1 is set; op bit 2
- * starts a new receive batch before the packet.  Then the
+ * starts a new receive batch before the packet (the group then held, or
+ * written first if holding it would copy more than GRO_HOLD_MAX bytes).  Then the
  * byte at the position (modulo the length) is XORed with the mask.  Continuations let
  * the fuzzer build real flows that raw bytes would rarely hit.
  *
@@ -224,7 +225,7 @@ static void flush(unsigned int first, unsigned int count)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	unsigned int n = 0, first = 0, count = 0, since_hold = 0, i;
-	size_t pos = 0, group_len = 0, ip;
+	size_t pos = 0, group_len = 0, unheld = 0, ip;
 
 	memset(&gro, 0, offsetof(struct gro, buf));
 	held = false;
@@ -238,9 +239,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pos += 5;
 		if (op & 4) {
 			/* a new receive batch: the last one's buffers are reused */
-			gro_hold(&gro);
-			held = count != 0;
+			if (gro_hold(&gro)) {
+				FUZZ_CHECK(!count || unheld <= GRO_HOLD_MAX, "%zu bytes copied to hold", unheld);
+				held = count != 0;
+			} else {
+				FUZZ_CHECK(count && unheld > GRO_HOLD_MAX, "a group of %zu bytes to copy not held",
+					   unheld);
+				flush(first, count);
+				count = 0;
+				held = false;
+			}
 			since_hold = 0;
+			unheld = 0;
 			for (i = 0; i < n; i++)
 				memset(slots[i].buf, 0xee, GSO_VNET_HDR_LEN + slots[i].len);
 		}
@@ -269,6 +279,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			count++;
 			since_hold++;
 			group_len += s->len - hdr_len_of(s->copy, s->len, &ip);
+			unheld += s->len - hdr_len_of(s->copy, s->len, &ip);
 		} else {
 			FUZZ_CHECK(!expect, "packet %u: exact continuation of a full segment refused", n);
 			flush(first, count);
@@ -277,6 +288,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			count = gro_start(&gro, s->buf + GSO_VNET_HDR_LEN, s->len);
 			since_hold = 0;
 			group_len = s->len;
+			unheld = s->len;
 		}
 		n++;
 	}
