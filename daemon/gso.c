@@ -410,7 +410,7 @@ static size_t gro_tcp_header(const uint8_t *pkt, size_t len, bool *v6, size_t *i
 	return iph + thl;
 }
 
-bool gro_start(struct gro *g, const uint8_t *pkt, size_t len)
+bool gro_start(struct gro *g, uint8_t *pkt, size_t len)
 {
 	size_t hdr = gro_tcp_header(pkt, len, &g->v6, &g->ip_hlen);
 
@@ -421,7 +421,8 @@ bool gro_start(struct gro *g, const uint8_t *pkt, size_t len)
 	g->first_len = len;
 	g->hdr_len = hdr;
 	g->seg = len - hdr;
-	g->len = 0;
+	g->len = len;
+	g->pieces = 0;
 	g->next_seq = be32_load(pkt + g->ip_hlen + 4) + (uint32_t)g->seg;
 	g->count = 1;
 	/* PSH ends a burst: the kernel flushes after it, so do we. */
@@ -429,21 +430,42 @@ bool gro_start(struct gro *g, const uint8_t *pkt, size_t len)
 	return true;
 }
 
+/*
+ * Whether n header bytes are equal: word by word, not through libc's
+ * memcmp(), which costs a call and a byte loop for each of the few short
+ * runs compared per segment.
+ */
+static bool gro_bytes_equal(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	uint32_t d = 0, x, y;
+
+	for (; n >= 4; n -= 4, a += 4, b += 4) {
+		memcpy(&x, a, sizeof(x));
+		memcpy(&y, b, sizeof(y));
+		d |= x ^ y;
+	}
+	while (n--)
+		d |= (uint32_t)(a[n] ^ b[n]);
+	return !d;
+}
+
 /* Same flow and the same header bytes where GRO requires them. */
 static bool gro_same_headers(const struct gro *g, const uint8_t *pkt)
 {
 	const uint8_t *a = g->first, *ta = a + g->ip_hlen, *tb = pkt + g->ip_hlen;
 
+	/* addresses, then the ports right after them */
 	if (g->v6) {
-		if (memcmp(a, pkt, 4) || a[6] != pkt[6] || a[7] != pkt[7] || memcmp(a + 8, pkt + 8, 32))
+		if (!gro_bytes_equal(a, pkt, 4) || a[6] != pkt[6] || a[7] != pkt[7] ||
+		    !gro_bytes_equal(a + 8, pkt + 8, 36))
 			return false;
 	} else {
-		if (a[1] != pkt[1] || a[6] != pkt[6] || a[8] != pkt[8] || memcmp(a + 12, pkt + 12, 8))
+		if (a[1] != pkt[1] || a[6] != pkt[6] || a[8] != pkt[8] || !gro_bytes_equal(a + 12, pkt + 12, 12))
 			return false;
 	}
-	/* ports, then ack, data offset, window; then options */
-	return !memcmp(ta, tb, 4) && !memcmp(ta + 8, tb + 8, 5) && !memcmp(ta + 14, tb + 14, 2) &&
-	       !memcmp(ta + 20, tb + 20, g->hdr_len - g->ip_hlen - 20);
+	/* ack and data offset, window; then options */
+	return gro_bytes_equal(ta + 8, tb + 8, 5) && ta[14] == tb[14] && ta[15] == tb[15] &&
+	       gro_bytes_equal(ta + 20, tb + 20, g->hdr_len - g->ip_hlen - 20);
 }
 
 bool gro_append(struct gro *g, const uint8_t *pkt, size_t len)
@@ -451,7 +473,7 @@ bool gro_append(struct gro *g, const uint8_t *pkt, size_t len)
 	size_t hdr, payload, ip_hlen;
 	bool v6;
 
-	if (!g->count || g->closed)
+	if (!g->count || g->closed || g->pieces + 1 == GRO_MAX_PIECES)
 		return false;
 	hdr = gro_tcp_header(pkt, len, &v6, &ip_hlen);
 	if (hdr != g->hdr_len || v6 != g->v6 || !gro_same_headers(g, pkt))
@@ -459,18 +481,14 @@ bool gro_append(struct gro *g, const uint8_t *pkt, size_t len)
 	payload = len - hdr;
 	if (payload > g->seg || be32_load(pkt + ip_hlen + 4) != g->next_seq)
 		return false;
-	if ((g->len ? g->len : g->first_len) + payload > GSO_MAX_PACKET)
+	if (g->len + payload > GSO_MAX_PACKET)
 		return false;
-	if (!g->len) {
-		memcpy(g->buf + GSO_VNET_HDR_LEN, g->first, g->first_len);
-		g->len = g->first_len;
-	}
-	memcpy(g->buf + GSO_VNET_HDR_LEN + g->len, pkt + hdr, payload);
+	g->iov[++g->pieces] = (struct iovec){ .iov_base = (void *)(uintptr_t)(pkt + hdr), .iov_len = payload };
 	g->len += payload;
 	g->next_seq += (uint32_t)payload;
 	g->count++;
 	if (pkt[ip_hlen + 13] & TCP_FLAG_PSH) {
-		g->buf[GSO_VNET_HDR_LEN + g->ip_hlen + 13] |= TCP_FLAG_PSH;
+		g->first[g->ip_hlen + 13] |= TCP_FLAG_PSH;
 		g->closed = true;
 	}
 	if (payload < g->seg)
@@ -478,16 +496,25 @@ bool gro_append(struct gro *g, const uint8_t *pkt, size_t len)
 	return true;
 }
 
-void gro_hold(struct gro *g)
+bool gro_hold(struct gro *g)
 {
-	if (!g->count || g->first == g->buf + GSO_VNET_HDR_LEN)
-		return;
-	if (!g->len) {
-		memcpy(g->buf + GSO_VNET_HDR_LEN, g->first, g->first_len);
-		g->len = g->first_len;
+	uint8_t *pkt = g->buf + GSO_VNET_HDR_LEN;
+	unsigned int i;
+
+	if (!g->count)
+		return true;
+	if (g->len - (g->first == pkt ? g->first_len : 0) > GRO_HOLD_MAX)
+		return false;
+	if (g->first != pkt)
+		memcpy(pkt, g->first, g->first_len);
+	for (i = 1; i <= g->pieces; i++) {
+		memcpy(pkt + g->first_len, g->iov[i].iov_base, g->iov[i].iov_len);
+		g->first_len += g->iov[i].iov_len;
 	}
+	g->pieces = 0;
 	/* the merged packet's headers are the first segment's, until gro_finish() */
-	g->first = g->buf + GSO_VNET_HDR_LEN;
+	g->first = pkt;
+	return true;
 }
 
 static void gso_native16_store(uint8_t *p, uint16_t v)
@@ -495,21 +522,23 @@ static void gso_native16_store(uint8_t *p, uint16_t v)
 	memcpy(p, &v, sizeof(v));
 }
 
-size_t gro_finish(struct gro *g, uint8_t **out)
+size_t gro_finish(struct gro *g, const struct iovec **iov, unsigned int *n)
 {
-	uint8_t *hdr, *pkt = g->buf + GSO_VNET_HDR_LEN;
+	uint8_t *hdr, *pkt = g->first;
 	uint64_t sum;
 	size_t tcp_len;
 
 	if (!g->count)
 		return 0;
+	hdr = pkt - GSO_VNET_HDR_LEN;
+	*iov = g->iov;
+	*n = g->pieces + 1;
+	g->iov[0] = (struct iovec){ .iov_base = hdr, .iov_len = GSO_VNET_HDR_LEN + g->first_len };
+	memset(hdr, 0, GSO_VNET_HDR_LEN);
 	if (g->count == 1) {
 		/* nothing merged: the segment as it lies, a plain header before it */
-		hdr = (uint8_t *)(uintptr_t)g->first - GSO_VNET_HDR_LEN;
-		memset(hdr, 0, GSO_VNET_HDR_LEN);
 		g->count = 0;
-		*out = hdr;
-		return g->first_len + GSO_VNET_HDR_LEN;
+		return g->len + GSO_VNET_HDR_LEN;
 	}
 	if (g->v6) {
 		be16_store(pkt + 4, (uint16_t)(g->len - 40));
@@ -525,7 +554,6 @@ size_t gro_finish(struct gro *g, uint8_t **out)
 	sum += 6 + (uint64_t)tcp_len;
 	be16_store(pkt + g->ip_hlen + 16, (uint16_t)~gso_csum_fold(sum));
 
-	hdr = g->buf;
 	hdr[0] = VIRTIO_NET_HDR_F_NEEDS_CSUM;
 	hdr[1] = g->v6 ? VIRTIO_NET_HDR_GSO_TCPV6 : VIRTIO_NET_HDR_GSO_TCPV4;
 	gso_native16_store(hdr + 2, (uint16_t)g->hdr_len);
@@ -533,7 +561,6 @@ size_t gro_finish(struct gro *g, uint8_t **out)
 	gso_native16_store(hdr + 6, (uint16_t)g->ip_hlen);
 	gso_native16_store(hdr + 8, 16);
 	g->count = 0;
-	*out = hdr;
 	return g->len + GSO_VNET_HDR_LEN;
 }
 

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #define GSO_VNET_HDR_LEN 10	/* struct virtio_net_hdr */
 /*
@@ -86,40 +87,61 @@ uint16_t gso_csum_fold(uint64_t sum);
  * the kernel's own GRO would merge them (same addresses, ports, ACK, window
  * and options, contiguous sequence numbers, plain ACK/PSH flags,
  * equal-sized segments but the last).
+ *
+ * The merged packet is not copied together: it is written with writev(),
+ * the first segment (its headers rewritten for the whole, the
+ * virtio_net_hdr before it) and then each later segment's payload where it
+ * was decrypted.  The kernel copies it once, as it would one buffer
+ * (doc/performance.md, "GRO without the copy").  Only a group still open
+ * when its receive buffers are about to be reused is copied, into buf.
  */
+#define GRO_MAX_PIECES 64	/* iovecs of one write; a full group is written and a new one begun */
+
 struct gro {
-	const uint8_t *first;	/* the group's first segment, where it lies */
-	size_t first_len;
-	size_t len;		/* merged length in buf (0 while count < 2) */
+	uint8_t *first;		/* the group's first segment, where it lies (or buf, once held) */
+	size_t first_len;	/* its length (once held: all that was merged before) */
+	size_t len;		/* merged length */
 	size_t ip_hlen, hdr_len, seg;
 	uint32_t next_seq;
 	unsigned int count;
+	unsigned int pieces;	/* iov[1..pieces]: payloads after first, where they lie */
 	bool v6, closed;
+	struct iovec iov[GRO_MAX_PIECES];	/* iov[0]: virtio_net_hdr and first */
 	/*
-	 * merged packet at buf + GSO_VNET_HDR_LEN, its virtio_net_hdr before
-	 * it; buf starts GSO_BUF_SKEW bytes past a 16-byte boundary so that the
-	 * packet starts on one (GSO_BUF_SKEW below)
+	 * a held group at buf + GSO_VNET_HDR_LEN, room for its virtio_net_hdr
+	 * before it; buf starts GSO_BUF_SKEW bytes past a 16-byte boundary so
+	 * that the packet starts on one (GSO_BUF_SKEW above)
 	 */
 	uint8_t skew_[GSO_BUF_SKEW] __attribute__((aligned(16)));
 	uint8_t buf[GSO_VNET_HDR_LEN + GSO_MAX_PACKET];
 };
 
 /* Whether pkt can start a group (a plain TCP segment with payload). */
-bool gro_start(struct gro *g, const uint8_t *pkt, size_t len);
-/* Appends pkt to the group if it continues it; false if it does not. */
+bool gro_start(struct gro *g, uint8_t *pkt, size_t len);
+/*
+ * Appends pkt to the group if it continues it; false if it does not.  pkt
+ * (GSO_VNET_HDR_LEN writable bytes before it, as for gro_start()) must stay
+ * where it is until gro_hold() or gro_finish().
+ */
 bool gro_append(struct gro *g, const uint8_t *pkt, size_t len);
 /*
  * The segments appended so far may be overwritten from now on (their
  * receive buffers are reused): the group is copied into g->buf if it is
- * not there yet, and can still be appended to.
+ * not all there yet, and can still be appended to.  False, and nothing
+ * copied, if that would copy more than GRO_HOLD_MAX bytes: write the group
+ * first (gro_finish()).  A write costs the kernel about what copying a few
+ * segments costs us, and a group that large gains little by growing.
  */
-void gro_hold(struct gro *g);
+#define GRO_HOLD_MAX 16384
+bool gro_hold(struct gro *g);
 /*
- * The bytes to write for the group, virtio_net_hdr first, into *out; its
- * length.  A single segment gets a plain header in front of it (hdr_room
- * must be writable before g->first).  Empties the group.
+ * The write for the group, virtio_net_hdr first: *iov and *n iovecs
+ * (g->iov); returns its length, 0 if there was no group.  A single segment
+ * is written as it lies, with a plain header before it.  The header is
+ * written into the GSO_VNET_HDR_LEN bytes before the first segment, and
+ * the merged headers over the first segment's.  Empties the group.
  */
-size_t gro_finish(struct gro *g, uint8_t **out);
+size_t gro_finish(struct gro *g, const struct iovec **iov, unsigned int *n);
 
 /*
  * ACKs on the way to the TUN device.  A run of pure cumulative ACKs of one

@@ -85,11 +85,11 @@ static int host_tun_write(void *ctx, uint8_t *pkt, size_t len)
 	return tun_write(&h->tun, pkt, len);
 }
 
-static int host_tun_write_vnet(void *ctx, const uint8_t *buf, size_t len)
+static int host_tun_write_vnet(void *ctx, const struct iovec *iov, unsigned int n)
 {
 	struct host *h = ctx;
 
-	return tun_write_raw(&h->tun, buf, len);
+	return tun_writev_raw(&h->tun, iov, n);
 }
 
 static void host_deadline(void *ctx, uint64_t when)

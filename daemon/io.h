@@ -40,8 +40,11 @@ struct device_io {
 	 * bytes before it (for a virtio_net_hdr).  0 or -errno.
 	 */
 	int (*tun_write)(void *ctx, uint8_t *pkt, size_t len);
-	/* Bytes that start with their virtio_net_hdr (offloads on).  0 or -errno. */
-	int (*tun_write_vnet)(void *ctx, const uint8_t *buf, size_t len);
+	/*
+	 * One packet, gathered from n pieces, that starts with its
+	 * virtio_net_hdr (offloads on).  0 or -errno.
+	 */
+	int (*tun_write_vnet)(void *ctx, const struct iovec *iov, unsigned int n);
 	/*
 	 * The device's next deadline moved to when (UINT64_MAX: none).  Once
 	 * it has passed, the shell forgets it (as if told UINT64_MAX) and

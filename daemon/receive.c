@@ -204,11 +204,11 @@ static void receive_tun_result(struct device *d, int ret)
 /* Writes the merged group, if any, to the TUN device. */
 void receive_flush(struct device *d)
 {
-	uint8_t *out;
-	size_t len = gro_finish(&d->gro, &out);
+	const struct iovec *iov;
+	unsigned int n;
 
-	if (len)
-		receive_tun_result(d, d->io.tun_write_vnet(d->io.ctx, out, len));
+	if (gro_finish(&d->gro, &iov, &n))
+		receive_tun_result(d, d->io.tun_write_vnet(d->io.ctx, iov, n));
 }
 
 /* Writes the pending pure ACK, if any; it lies in the batch's buffers. */
@@ -422,6 +422,15 @@ struct udp_msg *receive_buffers(struct device *d, unsigned int *n)
 	unsigned int i, entries = large ? UDP_GRO_BATCH : PACKET_BATCH;
 	size_t size = large ? UDP_GRO_BUF_SIZE : PACKET_BUF_SIZE;
 
+	/*
+	 * The next batch is read over the last one, which may have left a
+	 * group open that this batch continues: a small one is kept (copied
+	 * out of the buffers) until receive_flush(), a large one written now.
+	 * A group flushed before the next read is written from where it lies.
+	 */
+	if (!gro_hold(&d->gro))
+		receive_flush(d);
+
 	for (i = 0; i < entries; i++) {
 		d->rx_msgs[i].data = d->rx_area + (size_t)i * size;
 		d->rx_msgs[i].len = size;
@@ -459,9 +468,4 @@ void receive_batch(struct device *d, int family, unsigned int got, uint64_t now)
 	}
 	/* an ACK is not held past its batch: nothing later in it superseded it */
 	receive_ack_flush(d);
-	/*
-	 * The buffers are reused by the next batch, which may continue the
-	 * group: it is kept (copied out of them) until receive_flush().
-	 */
-	gro_hold(&d->gro);
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 /*
@@ -99,12 +100,12 @@ int tun_write(struct tun *t, uint8_t *pkt, size_t len)
 	return n < 0 ? -errno : 0;
 }
 
-int tun_write_raw(struct tun *t, const uint8_t *buf, size_t len)
+int tun_writev_raw(struct tun *t, const struct iovec *iov, unsigned int count)
 {
 	ssize_t n;
 
 	do
-		n = write(t->fd, buf, len);
+		n = writev(t->fd, iov, (int)count);
 	while (n < 0 && errno == EINTR);
 	return n < 0 ? -errno : 0;
 }

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 #include <sys/types.h>
 
 struct tun {
@@ -42,7 +43,7 @@ ssize_t tun_read(struct tun *t, void *buf, size_t size);
  * virtio_net_hdr goes there).  0 or -errno (a full queue: -EAGAIN).
  */
 int tun_write(struct tun *t, uint8_t *pkt, size_t len);
-/* Bytes that already start with their virtio_net_hdr (vnet_hdr only). */
-int tun_write_raw(struct tun *t, const uint8_t *buf, size_t len);
+/* One packet gathered from count pieces that starts with its virtio_net_hdr (vnet_hdr only). */
+int tun_writev_raw(struct tun *t, const struct iovec *iov, unsigned int count);
 
 #endif

@@ -59,11 +59,11 @@ static int mem_tun_write(void *ctx, uint8_t *pkt, size_t len)
 	return -ENODEV;
 }
 
-static int mem_tun_write_vnet(void *ctx, const uint8_t *buf, size_t len)
+static int mem_tun_write_vnet(void *ctx, const struct iovec *iov, unsigned int n)
 {
 	(void)ctx;
-	(void)buf;
-	(void)len;
+	(void)iov;
+	(void)n;
 	return -ENODEV;
 }
 

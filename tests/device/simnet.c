@@ -151,19 +151,37 @@ static int sim_tun_write(void *ctx, uint8_t *pkt, size_t len)
 	return sim_tun_record(ctx, pkt, len);
 }
 
-/* A write with its virtio_net_hdr first (offloads on): recorded after it. */
-static int sim_tun_write_vnet(void *ctx, const uint8_t *buf, size_t len)
+/*
+ * A write with its virtio_net_hdr first (offloads on), gathered as the
+ * kernel's writev() would: recorded after the header, from a buffer
+ * aligned as the kernel's packets are.
+ */
+static int sim_tun_write_vnet(void *ctx, const struct iovec *iov, unsigned int n)
 {
+	static struct {
+		uint8_t skew[GSO_BUF_SKEW] __attribute__((aligned(16)));
+		uint8_t buf[GSO_VNET_HDR_LEN + GSO_MAX_PACKET];
+	} g;
 	struct sim_dev *d = ctx;
+	size_t len = 0;
+	unsigned int i;
 
+	for (i = 0; i < n; i++) {
+		if (iov[i].iov_len > sizeof(g.buf) - len)
+			abort();
+		d->vnet_misaligned += ((uintptr_t)iov[i].iov_base + (i ? 0 : GSO_VNET_HDR_LEN)) & 3 ? 1 : 0;
+		memcpy(g.buf + len, iov[i].iov_base, iov[i].iov_len);
+		len += iov[i].iov_len;
+	}
 	if (len < GSO_VNET_HDR_LEN)
 		abort();
 	d->tun_vnet_writes++;
-	d->last_vnet_flags = buf[0];
-	d->last_vnet_gso_type = buf[1];
-	memcpy(&d->last_vnet_gso_size, buf + 4, 2);
+	d->last_vnet_pieces = n;
+	d->last_vnet_flags = g.buf[0];
+	d->last_vnet_gso_type = g.buf[1];
+	memcpy(&d->last_vnet_gso_size, g.buf + 4, 2);
 	d->last_vnet_len = len - GSO_VNET_HDR_LEN;
-	return sim_tun_record(d, buf + GSO_VNET_HDR_LEN, len - GSO_VNET_HDR_LEN);
+	return sim_tun_record(d, g.buf + GSO_VNET_HDR_LEN, len - GSO_VNET_HDR_LEN);
 }
 
 static void sim_deadline(void *ctx, uint64_t when)

@@ -50,6 +50,14 @@ struct sim_dev {
 	uint8_t last_vnet_flags, last_vnet_gso_type;
 	uint16_t last_vnet_gso_size;
 	size_t last_vnet_len;
+	/*
+	 * The pieces the last such write was gathered from (the first: the
+	 * header and the first segment; then each later payload, where it was
+	 * decrypted), and how many of all writes' pieces (the first's IP
+	 * header, the others' start) were not word-aligned.
+	 */
+	unsigned int last_vnet_pieces;
+	unsigned long vnet_misaligned;
 	/* io.send() calls, and how many datagrams each of the first ones had */
 	unsigned long send_calls;
 	unsigned int send_sizes[64];

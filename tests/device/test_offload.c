@@ -9,6 +9,8 @@
  *    segment size, NEEDS_CSUM) once the shell calls device_rx_flush(),
  *    and that write is the original super-packet byte for byte (headers
  *    as the first segment's, lengths and IPv4 checksum fixed up);
+ *  - segments merged in one batch are written from where they were
+ *    decrypted (one writev() piece each);
  *  - a packet that cannot join the held group is written after it;
  *  - of a run of pure ACKs of one flow in one batch only the last is
  *    written; duplicate ACKs, ACKs with other packets between them and
@@ -244,8 +246,60 @@ static void test_super_packet_merged_across_batches(void)
 	 */
 	tu_check(read_misaligned == 0, "%u TUN reads into a buffer whose IP header is not word-aligned",
 		 read_misaligned);
-	tu_check(tun_misaligned == 0, "%u of %u TUN writes with an IP header that is not word-aligned",
-		 tun_misaligned, tun_count);
+	tu_check(tun_misaligned == 0 && b->vnet_misaligned == 0,
+		 "%u of %u TUN writes with an IP header that is not word-aligned, %lu pieces", tun_misaligned,
+		 tun_count, b->vnet_misaligned);
+	/*
+	 * Held at the end of each full batch, the group was copied out of
+	 * them; the last batch's 6 segments are written from where they were
+	 * decrypted, after it.
+	 */
+	tu_check(b->last_vnet_pieces == 7, "merged write gathered from %u pieces (7 expected)",
+		 b->last_vnet_pieces);
+	sim_clear(&n);
+}
+
+/*
+ * Segments merged within one batch are written from where they were
+ * decrypted, one piece each, not copied together first; a group still
+ * open when the next batch is read over its buffers is copied if that
+ * copies at most GRO_HOLD_MAX bytes, else written first.
+ */
+static void test_merged_where_decrypted(void)
+{
+	static uint8_t payload[SEGS * MSS];	/* >= 70 * 500 */
+	struct sim_net n;
+	struct sim_dev *a, *b;
+	size_t len, k;
+
+	setup(&n, &a, &b);
+	for (k = 0; k < sizeof(payload); k++)
+		payload[k] = (uint8_t)(k * 13 + k / 253);
+	len = tcp_packet(super, a, b, 7000, payload, SEGS * MSS, 0x18);
+	tun_read(a, super, len, VIRTIO_NET_HDR_GSO_TCPV4, MSS);
+	device_tx_flush(a->dev, n.now);
+	deliver_in_batches(&n, b, PACKET_BATCH);
+	tu_check(tun_count == 1 && b->last_vnet_pieces == SEGS && tun_big_len == len &&
+			 !memcmp(tun_big + 40, payload, SEGS * MSS),
+		 "%u segments in one batch: %u writes, the last from %u pieces, %zu bytes (%zu expected)", SEGS,
+		 tun_count, b->last_vnet_pieces, tun_big_len, len);
+	tu_check(b->vnet_misaligned == 0, "%lu misaligned pieces", b->vnet_misaligned);
+
+	/*
+	 * 70 segments of 500 bytes, 64 then 6 per batch: to keep the group
+	 * open when the second batch is read over the first, 32,000 bytes
+	 * would be copied (more than GRO_HOLD_MAX), so the 64 are written
+	 * first, from where they lie, and then the 6.
+	 */
+	tun_count = 0;
+	len = tcp_packet(super, a, b, 900000, payload, 70 * 500, 0x18);
+	tun_read(a, super, len, VIRTIO_NET_HDR_GSO_TCPV4, 500);
+	device_tx_flush(a->dev, n.now);
+	deliver_in_batches(&n, b, PACKET_BATCH);
+	tu_check(tun_count == 2 && tun_lens[0] == 40 + 64 * 500 && tun_lens[1] == 40 + 6 * 500 &&
+			 b->last_vnet_pieces == 6 && !memcmp(tun_big + 40, payload + 64 * 500, 6 * 500),
+		 "70 segments over two batches: %u writes (2 expected) of %zu and %zu bytes, the last from %u pieces",
+		 tun_count, tun_lens[0], tun_lens[1], b->last_vnet_pieces);
 	sim_clear(&n);
 }
 
@@ -376,6 +430,7 @@ int main(void)
 		return 99;
 	test_super_packet_merged_across_batches();
 	test_held_group_keeps_order();
+	test_merged_where_decrypted();
 	test_acks_superseded(true);
 	test_acks_superseded(false);
 	log_clear();

@@ -117,11 +117,11 @@ static int fz_tun_write(void *ctx, uint8_t *pkt, size_t len)
 	return -ENODEV;
 }
 
-static int fz_tun_write_vnet(void *ctx, const uint8_t *buf, size_t len)
+static int fz_tun_write_vnet(void *ctx, const struct iovec *iov, unsigned int n)
 {
 	(void)ctx;
-	(void)buf;
-	(void)len;
+	(void)iov;
+	(void)n;
 	return -ENODEV;
 }
 

@@ -12,7 +12,8 @@
  * (op bit 0 clear), or by nothing for a continuation (bit 0 set): a copy of
  * the previous packet's headers with the next sequence number, the lengths
  * set and `length` payload bytes, PSH added when op bit 1 is set; op bit 2
- * starts a new receive batch before the packet.  Then the
+ * starts a new receive batch before the packet (the group then held, or
+ * written first if holding it would copy more than GRO_HOLD_MAX bytes).  Then the
  * byte at the position (modulo the length) is XORed with the mask.  Continuations let
  * the fuzzer build real flows that raw bytes would rarely hit.
  *
@@ -26,7 +27,10 @@
  *    to the segment merged, but for the fields a split rewrites (lengths,
  *    IPv4 ID, checksums) and the urgent pointer, meaningless without URG;
  *  - an exact continuation (no byte changed) of a group whose last segment
- *    was full-sized and had no PSH is merged while it fits in 64 KiB.
+ *    was full-sized and had no PSH is merged while it fits in 64 KiB and
+ *    in GRO_MAX_PIECES pieces since the group was last held;
+ *  - the write is gathered from the first segment (or the held copy) and
+ *    then each later payload where it lies.
  *
  *   fuzz_gro [libFuzzer flags] [CORPUS_DIR...]     (doc/fuzzing.md)
  */
@@ -122,12 +126,12 @@ static bool resplit_changes(size_t i, bool v6, size_t tcp)
 	return i == tcp + 16 || i == tcp + 17 || i == tcp + 18 || i == tcp + 19;
 }
 
-static void check_single(const struct slot *s, const uint8_t *out, size_t len)
+static void check_single(const struct slot *s, const void *at, const uint8_t *out, size_t len)
 {
 	static const uint8_t zero[GSO_VNET_HDR_LEN];
 
 	/* held, it was copied out of its (since overwritten) receive buffer */
-	FUZZ_CHECK(out == (held ? gro.buf : s->buf) && len == s->len + GSO_VNET_HDR_LEN,
+	FUZZ_CHECK(at == (held ? gro.buf : s->buf) && len == s->len + GSO_VNET_HDR_LEN,
 		   "single segment not as it lies");
 	FUZZ_CHECK(!memcmp(out, zero, GSO_VNET_HDR_LEN), "single segment: virtio_net_hdr not plain");
 	FUZZ_CHECK(!memcmp(out + GSO_VNET_HDR_LEN, s->copy, s->len), "single segment changed");
@@ -183,23 +187,45 @@ static void check_merged(unsigned int first, unsigned int count, uint8_t *out, s
 	FUZZ_CHECK(k == count, "%u segments, %u merged", k, count);
 }
 
-/* Writes the pending group (gro_finish) and checks it. */
+/*
+ * Writes the pending group (gro_finish) and checks it: gathered, and each
+ * payload since the group was last held taken from where it lies.
+ */
 static void flush(unsigned int first, unsigned int count)
 {
-	uint8_t *out;
-	size_t len = gro_finish(&gro, &out);
+	static uint8_t out[GSO_VNET_HDR_LEN + GSO_MAX_PACKET];
+	const struct iovec *iov;
+	unsigned int n = 0, i;
+	size_t len = gro_finish(&gro, &iov, &n), off = 0, ip;
 
 	FUZZ_CHECK((len != 0) == (count != 0), "group of %u written as %zu bytes", count, len);
+	if (!len)
+		return;
+	FUZZ_CHECK(n >= 1 && n <= count && n <= GRO_MAX_PIECES && (held || n == count),
+		   "group of %u written from %u pieces", count, n);
+	for (i = 0; i < n; i++) {
+		FUZZ_CHECK(iov[i].iov_len <= sizeof(out) - off, "pieces longer than a packet");
+		if (i) {
+			const struct slot *m = &slots[first + count - n + i];
+			size_t hdr = hdr_len_of(m->copy, m->len, &ip);
+
+			FUZZ_CHECK(iov[i].iov_base == m->buf + GSO_VNET_HDR_LEN + hdr && iov[i].iov_len == m->len - hdr,
+				   "piece %u is not segment %u's payload where it lies", i, count - n + i);
+		}
+		memcpy(out + off, iov[i].iov_base, iov[i].iov_len);
+		off += iov[i].iov_len;
+	}
+	FUZZ_CHECK(off == len, "pieces of %zu bytes, written %zu", off, len);
 	if (count == 1)
-		check_single(&slots[first], out, len);
-	else if (count > 1)
+		check_single(&slots[first], iov[0].iov_base, out, len);
+	else
 		check_merged(first, count, out, len);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	unsigned int n = 0, first = 0, count = 0, i;
-	size_t pos = 0, group_len = 0, ip;
+	unsigned int n = 0, first = 0, count = 0, since_hold = 0, i;
+	size_t pos = 0, group_len = 0, unheld = 0, ip;
 
 	memset(&gro, 0, offsetof(struct gro, buf));
 	held = false;
@@ -213,8 +239,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pos += 5;
 		if (op & 4) {
 			/* a new receive batch: the last one's buffers are reused */
-			gro_hold(&gro);
-			held = count != 0;
+			if (gro_hold(&gro)) {
+				FUZZ_CHECK(!count || unheld <= GRO_HOLD_MAX, "%zu bytes copied to hold", unheld);
+				held = count != 0;
+			} else {
+				FUZZ_CHECK(count && unheld > GRO_HOLD_MAX, "a group of %zu bytes to copy not held",
+					   unheld);
+				flush(first, count);
+				count = 0;
+				held = false;
+			}
+			since_hold = 0;
+			unheld = 0;
 			for (i = 0; i < n; i++)
 				memset(slots[i].buf, 0xee, GSO_VNET_HDR_LEN + slots[i].len);
 		}
@@ -232,7 +268,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			seg0 = count ? slots[first].len - hdr : 0;
 			expect = count && first + count == n && !xor && prev->len - hdr == seg0 &&
 				 !(prev->copy[ip + 13] & TCP_PSH) && s->len > hdr && s->len - hdr <= seg0 &&
-				 group_len + s->len - hdr <= GSO_MAX_PACKET;
+				 group_len + s->len - hdr <= GSO_MAX_PACKET && since_hold + 1 < GRO_MAX_PIECES;
 		}
 		if (s->len)
 			s->buf[GSO_VNET_HDR_LEN + at % s->len] ^= xor;
@@ -241,14 +277,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (gro_append(&gro, s->buf + GSO_VNET_HDR_LEN, s->len)) {
 			FUZZ_CHECK(count, "appended to no group");
 			count++;
+			since_hold++;
 			group_len += s->len - hdr_len_of(s->copy, s->len, &ip);
+			unheld += s->len - hdr_len_of(s->copy, s->len, &ip);
 		} else {
 			FUZZ_CHECK(!expect, "packet %u: exact continuation of a full segment refused", n);
 			flush(first, count);
 			held = false;
 			first = n;
 			count = gro_start(&gro, s->buf + GSO_VNET_HDR_LEN, s->len);
+			since_hold = 0;
 			group_len = s->len;
+			unheld = s->len;
 		}
 		n++;
 	}
