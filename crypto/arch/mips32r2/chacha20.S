@@ -154,6 +154,7 @@
 	.set	nomacro
 	.align	4
 	.globl	chacha20_mips_xor
+	.hidden	chacha20_mips_xor	/* as -fvisibility=hidden makes C symbols: no dynamic symbol */
 	.type	chacha20_mips_xor, @function
 	.ent	chacha20_mips_xor
 chacha20_mips_xor:

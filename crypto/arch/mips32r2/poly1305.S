@@ -260,6 +260,7 @@
 
 	.align	4
 	.globl	poly1305_mips_blocks
+	.hidden	poly1305_mips_blocks	/* as -fvisibility=hidden makes C symbols: no dynamic symbol */
 	.type	poly1305_mips_blocks, @function
 	.ent	poly1305_mips_blocks
 poly1305_mips_blocks:
