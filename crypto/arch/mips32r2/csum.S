@@ -66,25 +66,46 @@
 	.set	nomacro
 
 /*
+ * The entry both functions share: HI:LO cleared, END = ptr + len, STOP
+ * where the steps of 2^bits bytes end (len rounded down), ONE set in the
+ * delay slot of the branch past the steps ("2f", after the expansion).
+ */
+.macro CSUM_BEGIN name, ptr, len, bits
+	.align	4
+	.globl	\name
+	.hidden	\name
+	.type	\name, @function
+	.ent	\name
+\name:
+	.frame	SP, 0, RA
+	.mask	0, 0
+	multu	ZERO, ZERO		/* HI:LO = 0 */
+	addu	END, \ptr, \len
+	ins	\len, ZERO, 0, \bits	/* len rounded down to a step */
+	addu	STOP, \ptr, \len
+	beq	\ptr, STOP, 2f
+	li	ONE, 1
+.endm
+
+/* The exit: hi + lo with the end-around carry, returned. */
+.macro CSUM_END name
+	mflo	W0
+	mfhi	W1
+	addu	RET, W0, W1		/* hi + lo, end-around carry */
+	sltu	W1, RET, W1
+	jr	RA
+	addu	RET, RET, W1
+	.end	\name
+	.size	\name, . - \name
+.endm
+
+/*
  * uint32_t gso_csum_mips_add(const uint8_t *p, size_t n)
  */
 #define P	$4	/* a0 */
 #define N	$5	/* a1 */
 
-	.align	4
-	.globl	gso_csum_mips_add
-	.hidden	gso_csum_mips_add
-	.type	gso_csum_mips_add, @function
-	.ent	gso_csum_mips_add
-gso_csum_mips_add:
-	.frame	SP, 0, RA
-	.mask	0, 0
-	multu	ZERO, ZERO		/* HI:LO = 0 */
-	addu	END, P, N
-	ins	N, ZERO, 0, 5		/* n rounded down to 32 */
-	addu	STOP, P, N
-	beq	P, STOP, 2f
-	li	ONE, 1
+	CSUM_BEGIN gso_csum_mips_add, P, N, 5
 1:	lw	W0, 0(P)
 	lw	W1, 4(P)
 	lw	W2, 8(P)
@@ -109,14 +130,7 @@ gso_csum_mips_add:
 	addiu	P, P, 4
 	bne	P, END, 3b
 	maddu	W0, ONE
-4:	mflo	W0
-	mfhi	W1
-	addu	RET, W0, W1		/* hi + lo, end-around carry */
-	sltu	W1, RET, W1
-	jr	RA
-	addu	RET, RET, W1
-	.end	gso_csum_mips_add
-	.size	gso_csum_mips_add, . - gso_csum_mips_add
+4:	CSUM_END gso_csum_mips_add
 
 #undef P
 #undef N
@@ -130,20 +144,7 @@ gso_csum_mips_add:
 #define S	$5	/* a1 */
 #define N	$6	/* a2 */
 
-	.align	4
-	.globl	gso_csum_mips_copy
-	.hidden	gso_csum_mips_copy
-	.type	gso_csum_mips_copy, @function
-	.ent	gso_csum_mips_copy
-gso_csum_mips_copy:
-	.frame	SP, 0, RA
-	.mask	0, 0
-	multu	ZERO, ZERO		/* HI:LO = 0 */
-	addu	END, S, N
-	ins	N, ZERO, 0, 6		/* n rounded down to 64 */
-	addu	STOP, S, N
-	beq	S, STOP, 2f
-	li	ONE, 1
+	CSUM_BEGIN gso_csum_mips_copy, S, N, 6
 1:	lw	W0, 0(S)
 	lw	W1, 4(S)
 	sw	W0, 0(D)
@@ -203,11 +204,4 @@ gso_csum_mips_copy:
 	addiu	D, D, 4
 	bne	S, END, 3b
 	maddu	W0, ONE
-4:	mflo	W0
-	mfhi	W1
-	addu	RET, W0, W1		/* hi + lo, end-around carry */
-	sltu	W1, RET, W1
-	jr	RA
-	addu	RET, RET, W1
-	.end	gso_csum_mips_copy
-	.size	gso_csum_mips_copy, . - gso_csum_mips_copy
+4:	CSUM_END gso_csum_mips_copy
