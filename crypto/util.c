@@ -20,6 +20,11 @@ void crypto_wipe(void *p, size_t n)
 	__asm__ __volatile__("" : : "r"(p) : "memory");
 }
 
+void crypto_copy32(void *dst, const void *src)
+{
+	memcpy(dst, src, 32);
+}
+
 /*
  * Both functions below OR every byte difference into one accumulator and look
  * at it only at the end: no early exit, so the time depends on n alone.

@@ -22,6 +22,12 @@ WGD_OUT_OF_LINE void crypto_wipe(void *p, size_t n);
 
 /* Equality of two n-byte buffers in time that depends only on n. */
 WGD_OUT_OF_LINE bool crypto_equal(const void *a, const void *b, size_t n);
+/*
+ * 32 bytes (a key, a hash, a chaining key) copied: one call, where memcpy()
+ * of 32 bytes of unknown alignment, inlined at each site, is 32 unaligned
+ * loads and stores on 32-bit MIPS.
+ */
+WGD_OUT_OF_LINE void crypto_copy32(void *dst, const void *src);
 
 /* Whether all n bytes are zero, in time that depends only on n. */
 bool crypto_is_zero(const void *p, size_t n);

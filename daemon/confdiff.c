@@ -97,7 +97,7 @@ static int confdiff_peer(struct config_device *set, const struct config_peer *op
 	p->flags = flags;
 	/* Zeros when the new file has none (the parser leaves them so):
 	 * "no preshared key" / "off". */
-	config_key_copy(p->preshared_key, np->preshared_key);
+	crypto_copy32(p->preshared_key, np->preshared_key);
 	p->persistent_keepalive = confdiff_keepalive(np);
 	p->endpoint = np->endpoint;
 	if (flags & CONFIG_PEER_REPLACE_ALLOWEDIPS)
@@ -113,7 +113,7 @@ static int confdiff_add(struct config_device *set, const struct config_peer *np)
 	if (!p)
 		return -ENOMEM;
 	p->flags = np->flags;
-	config_key_copy(p->preshared_key, np->preshared_key);
+	crypto_copy32(p->preshared_key, np->preshared_key);
 	p->endpoint = np->endpoint;
 	p->persistent_keepalive = np->persistent_keepalive;
 	return confdiff_copy_allowedips(p, np);
@@ -167,7 +167,7 @@ int confdiff_make(struct config_device *set, const struct conffile *old,
 		set->flags |= CONFIG_DEVICE_HAS_PRIVATE_KEY;
 		/* All zero (no key in the new file: the parser leaves it so)
 		 * removes the key. */
-		config_key_copy(set->private_key, n->private_key);
+		crypto_copy32(set->private_key, n->private_key);
 		sum->device = true;
 	}
 	if (oport != nport) {

@@ -13,10 +13,7 @@ void config_device_init(struct config_device *dev)
 	memset(dev, 0, sizeof(*dev));
 }
 
-void config_key_copy(uint8_t dst[CONFIG_KEY_LEN], const uint8_t src[CONFIG_KEY_LEN])
-{
-	memcpy(dst, src, CONFIG_KEY_LEN);
-}
+_Static_assert(CONFIG_KEY_LEN == 32, "keys are copied with crypto_copy32()");
 
 static void config_peer_clear(struct config_peer *peer)
 {
@@ -67,7 +64,7 @@ struct config_peer *config_device_add_peer(struct config_device *dev,
 	peer = &dev->peers[dev->peers_len++];
 	memset(peer, 0, sizeof(*peer));
 	if (public_key)
-		config_key_copy(peer->public_key, public_key);
+		crypto_copy32(peer->public_key, public_key);
 	return peer;
 }
 

@@ -107,9 +107,6 @@ struct config_device {
 	size_t peers_cap;
 };
 
-/* One 32-byte key copied: a call, where memcpy() inlined at each site is
- * 32 unaligned loads and stores on 32-bit MIPS. */
-WGD_OUT_OF_LINE void config_key_copy(uint8_t dst[CONFIG_KEY_LEN], const uint8_t src[CONFIG_KEY_LEN]);
 WGD_OUT_OF_LINE void config_device_init(struct config_device *dev);
 /* Wipes every key, frees every array and leaves dev as after init. */
 void config_device_clear(struct config_device *dev);

@@ -35,7 +35,7 @@ static int config_set_private_key(struct device *d, const uint8_t key[CONFIG_KEY
 	struct peer *p, *self;
 	bool same;
 
-	config_key_copy(clamped, key);
+	crypto_copy32(clamped, key);
 	if (crypto_is_zero(key, CONFIG_KEY_LEN)) {
 		same = !d->local.has_identity;
 	} else {
@@ -250,7 +250,7 @@ static int config_get_peer(struct peer *p, struct config_device *out)
 
 	if (!cp)
 		return -ENOMEM;
-	config_key_copy(cp->preshared_key, p->remote.preshared_key);
+	crypto_copy32(cp->preshared_key, p->remote.preshared_key);
 	cp->flags |= CONFIG_PEER_HAS_PRESHARED_KEY | CONFIG_PEER_HAS_KEEPALIVE;
 	if (p->endpoint.addr.sa.sa_family == AF_INET) {
 		cp->endpoint.in = p->endpoint.addr.in4;
@@ -273,7 +273,7 @@ int device_config_read(struct device *d, struct config_device *out)
 	int ret;
 
 	if (d->local.has_identity) {
-		config_key_copy(out->private_key, d->local.private_key);
+		crypto_copy32(out->private_key, d->local.private_key);
 		out->flags |= CONFIG_DEVICE_HAS_PRIVATE_KEY;
 	}
 	out->listen_port = d->listen_port;

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "crypto/util.h"
 #include "daemon/conffile.h"
 #include "daemon/dnspolicy.h"
 #include "daemon/endpoint.h"
@@ -198,7 +199,7 @@ static void dn_send(struct dnsnames *dn, struct dn_name *n, uint32_t now)
 		dn_failed(dn, n, ret, "cannot reach the resolver thread", now);
 		return;
 	}
-	config_key_copy(dn->out_key, n->key);
+	crypto_copy32(dn->out_key, n->key);
 	dn->out = true;
 }
 
@@ -230,7 +231,7 @@ static void dn_take(struct dnsnames *dn, struct dn_name *n, const struct config_
 		log_debug("endpoint %s:%u is %s; the peer's endpoint is kept", n->host, n->port, buf);
 		return;
 	}
-	config_key_copy(set.public_key, n->key);
+	crypto_copy32(set.public_key, n->key);
 	ret = host_config_apply(dn->h, &cfg);
 	if (ret < 0)
 		log_error_errno(-ret, "endpoint %s:%u: cannot set %s", n->host, n->port, buf);
@@ -361,7 +362,7 @@ int dnsnames_update(struct dnsnames *dn, const struct conffile *cf)
 		old = dn_find(dn, cf->dev.peers[i].public_key, cp->endpoint_host, cp->endpoint_port);
 		if (old)
 			*n = *old;
-		config_key_copy(n->key, cf->dev.peers[i].public_key);
+		crypto_copy32(n->key, cf->dev.peers[i].public_key);
 		n->port = cp->endpoint_port;
 		n->host = memcpy(text, cp->endpoint_host, host_len + 1);
 		text += host_len + 1;

@@ -15,18 +15,9 @@
 #include "crypto/x25519.h"
 #include "daemon/core/noise.h"
 
-/*
- * Every key, hash and chaining key here is 32 bytes (messages.h).  One
- * out-of-line copy for them all: inlined, each memcpy() of 32 bytes of
- * unknown alignment is 32 instructions on MIPS32 (lwl/lwr, swl/swr), and
- * the handshake makes these copies once per message, not per byte.
- */
+/* Every key, hash and chaining key here is 32 bytes (messages.h): crypto_copy32(). */
 _Static_assert(NOISE_PUBLIC_KEY_LEN == 32 && NOISE_SYMMETRIC_KEY_LEN == 32 && NOISE_HASH_LEN == 32,
-	       "noise_copy32() copies 32 bytes");
-static WGD_OUT_OF_LINE void noise_copy32(void *dst, const void *src)
-{
-	memcpy(dst, src, 32);
-}
+	       "crypto_copy32() copies 32 bytes");
 
 /*
  * C0 = HASH("Noise_IKpsk2_25519_ChaChaPoly_BLAKE2s") and
@@ -300,7 +291,7 @@ bool noise_local_set_private(struct noise_local *l, const uint8_t *private_key)
 		local_forget_identity(l);
 		return true;
 	}
-	noise_copy32(l->private_key, private_key);
+	crypto_copy32(l->private_key, private_key);
 	x25519_clamp(l->private_key);
 	if (!x25519_public(l->public_key, l->private_key)) {
 		local_forget_identity(l);
@@ -425,14 +416,14 @@ void noise_remote_init(struct noise_remote *r, struct noise_local *l,
 {
 	memset(r, 0, sizeof(*r));
 	r->local = l;
-	noise_copy32(r->public_key, public_key);
+	crypto_copy32(r->public_key, public_key);
 	cookie_maker_init(&r->cookie, public_key);
 }
 
 void noise_remote_set_preshared_key(struct noise_remote *r, const uint8_t *psk)
 {
 	if (psk)
-		noise_copy32(r->preshared_key, psk);
+		crypto_copy32(r->preshared_key, psk);
 	else
 		crypto_wipe(r->preshared_key, sizeof(r->preshared_key));
 }
@@ -580,7 +571,7 @@ enum noise_result noise_create_initiation(struct noise_remote *r, uint8_t out[ME
 	handshake_clear(r);
 
 	/* C = C0, H = HASH(H0 || S_r.pub) */
-	noise_copy32(hs->chaining_key, NOISE_CHAIN0);
+	crypto_copy32(hs->chaining_key, NOISE_CHAIN0);
 	blake2s_concat(hs->hash, NOISE_HASH_LEN, NOISE_HASH0, NOISE_HASH_LEN, r->public_key,
 		       NOISE_PUBLIC_KEY_LEN);
 
@@ -643,8 +634,8 @@ enum noise_result noise_consume_initiation(struct noise_local *l, const uint8_t 
 	if (!l->has_identity)
 		return NOISE_DROP_NO_IDENTITY;
 
-	noise_copy32(k.chain, NOISE_CHAIN0);
-	noise_copy32(k.hash, l->initial_hash);
+	crypto_copy32(k.chain, NOISE_CHAIN0);
+	crypto_copy32(k.hash, l->initial_hash);
 
 	/* e, es */
 	res = NOISE_DROP_BAD_DH;
@@ -681,9 +672,9 @@ enum noise_result noise_consume_initiation(struct noise_local *l, const uint8_t 
 	hs = &r->handshake;
 	hs->state = NOISE_HANDSHAKE_CONSUMED_INITIATION;
 	hs->remote_index = le32_load(msg + MESSAGE_INITIATION_SENDER);
-	noise_copy32(hs->remote_ephemeral, e);
-	noise_copy32(hs->chaining_key, k.chain);
-	noise_copy32(hs->hash, k.hash);
+	crypto_copy32(hs->remote_ephemeral, e);
+	crypto_copy32(hs->chaining_key, k.chain);
+	crypto_copy32(hs->hash, k.hash);
 	memcpy(r->latest_timestamp, k.t, NOISE_TIMESTAMP_LEN);
 	r->last_initiation_consumed = now;
 	r->has_consumed_initiation = true;
@@ -770,8 +761,8 @@ enum noise_result noise_consume_response(struct noise_local *l, const uint8_t ms
 		return NOISE_DROP_WRONG_STATE;
 
 	/* Work on copies: a bad response must leave the handshake usable. */
-	noise_copy32(k.chain, hs->chaining_key);
-	noise_copy32(k.hash, hs->hash);
+	crypto_copy32(k.chain, hs->chaining_key);
+	crypto_copy32(k.hash, hs->hash);
 
 	/* e, ee, se */
 	res = NOISE_DROP_BAD_DH;
