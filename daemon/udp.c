@@ -72,7 +72,7 @@ static int udp_bind_one(int f, uint16_t port, uint32_t fwmark)
 		[UDP_V4] = { { IPPROTO_IP, IP_PKTINFO } },
 		[UDP_V6] = { { IPPROTO_IPV6, IPV6_V6ONLY }, { IPPROTO_IPV6, IPV6_RECVPKTINFO } },
 	};
-	static const int udp_bufopts[4] = { SO_RCVBUFFORCE, SO_RCVBUF, SO_SNDBUFFORCE, SO_SNDBUF };
+	static const int udp_bufopts[2][2] = { { SO_RCVBUFFORCE, SO_RCVBUF }, { SO_SNDBUFFORCE, SO_SNDBUF } };
 	union udp_addr a;
 	int fd, err, i;
 
@@ -93,12 +93,11 @@ static int udp_bind_one(int f, uint16_t port, uint32_t fwmark)
 		close(fd);
 		return err;
 	}
-	/* Socket buffers; FORCE needs CAP_NET_ADMIN, which we have; the
-	 * plain option that follows it is the fallback, skipped when FORCE
-	 * succeeds. */
-	for (i = 0; i < 4; i++)
-		if (udp_opt(fd, SOL_SOCKET, udp_bufopts[i], UDP_SOCKBUF) == 0)
-			i |= 1;
+	/* Socket buffers: FORCE (it needs CAP_NET_ADMIN, which we have),
+	 * else the plain option, capped by the system's maximum. */
+	for (i = 0; i < 2; i++)
+		if (udp_opt(fd, SOL_SOCKET, udp_bufopts[i][0], UDP_SOCKBUF) < 0)
+			udp_opt(fd, SOL_SOCKET, udp_bufopts[i][1], UDP_SOCKBUF);
 	return fd;
 }
 
