@@ -213,6 +213,8 @@ void device_tx_flush(struct device *d, uint64_t now);
  * UDP_V4 or UDP_V6, the socket they came from).  With offloads, TCP
  * segments that the next batch may continue are held back (merged into one
  * TUN write, gso.h); after a run of reads, device_rx_flush() writes them.
+ * The buffers are reused by each read: device_rx_buffers() first copies a
+ * group still held out of them, or writes it if it is large.
  */
 struct udp_msg *device_rx_buffers(struct device *d, unsigned int *n);
 void device_rx_batch(struct device *d, int family, unsigned int got, uint64_t now);
