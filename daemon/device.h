@@ -58,6 +58,8 @@
 #define PACKET_BUF_SIZE 2048
 /* The largest inner packet a slot holds with its header and tag. */
 #define PACKET_MAX_INNER (PACKET_BUF_SIZE - MESSAGE_DATA_OVERHEAD)
+#define RX_TURNS 4
+#define RX_LARGE_STRIDE (UDP_GRO_BUF_SIZE + (RX_TURNS - 1) * PACKET_BUF_SIZE)
 /*
  * The largest data message: one UDP datagram over IPv4 (RFC 768, RFC 791:
  * 65535 - 20 bytes of IP header - 8 of UDP header), and the largest inner
@@ -156,11 +158,18 @@ struct device {
 	 * Receive buffers: PACKET_BATCH slots of PACKET_BUF_SIZE, or, when the
 	 * sockets take UDP GRO or the MTU is larger than a slot, UDP_GRO_BATCH
 	 * buffers of UDP_GRO_BUF_SIZE, each of which holds a run of datagrams
-	 * the kernel kept together or one datagram of any size.
+	 * the kernel kept together or one datagram of any size.  The large
+	 * buffers lie RX_LARGE_STRIDE apart, and each read starts them one of
+	 * RX_TURNS offsets PACKET_BUF_SIZE apart, in turn: a read of single
+	 * datagrams leaves those of the RX_TURNS - 1 reads before it in place,
+	 * so that a group merged across them is written from where it lies
+	 * (receive_buffers()).
 	 */
-	uint8_t rx_area[UDP_GRO_BATCH * UDP_GRO_BUF_SIZE] __attribute__((aligned(16)));
+	uint8_t rx_area[UDP_GRO_BATCH * RX_LARGE_STRIDE] __attribute__((aligned(16)));
 	struct udp_msg rx_msgs[PACKET_BATCH];
 	unsigned int rx_entries;	/* handed out by receive_buffers() */
+	unsigned int rx_turn;		/* the large buffers' offset of the last read, 0 if small */
+	size_t rx_kept;			/* what the next read leaves of each large buffer (gro_hold()) */
 	struct receive_batch rx_batch;
 	struct endpoint rx_eps[PACKET_BATCH];
 	struct gro gro;			/* segments merged on the way to TUN */

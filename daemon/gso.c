@@ -423,6 +423,7 @@ bool gro_start(struct gro *g, uint8_t *pkt, size_t len)
 	g->seg = len - hdr;
 	g->len = len;
 	g->pieces = 0;
+	g->held = 0;
 	g->next_seq = be32_load(pkt + g->ip_hlen + 4) + (uint32_t)g->seg;
 	g->count = 1;
 	/* PSH ends a burst: the kernel flushes after it, so do we. */
@@ -496,24 +497,43 @@ bool gro_append(struct gro *g, const uint8_t *pkt, size_t len)
 	return true;
 }
 
-bool gro_hold(struct gro *g)
+static bool gro_in_buf(const struct gro *g, const void *p)
+{
+	uintptr_t a = (uintptr_t)p, lo = (uintptr_t)g->buf;
+
+	return a >= lo && a < lo + sizeof(g->buf);
+}
+
+bool gro_hold(struct gro *g, bool (*reused)(const void *ctx, const uint8_t *p, size_t n), const void *ctx)
 {
 	uint8_t *pkt = g->buf + GSO_VNET_HDR_LEN;
+	uint64_t moved = 0;	/* bit i: piece i (0: the first segment) is copied */
+	size_t copy = 0;
 	unsigned int i;
 
 	if (!g->count)
 		return true;
-	if (g->len - (g->first == pkt ? g->first_len : 0) > GRO_HOLD_MAX)
-		return false;
-	if (g->first != pkt)
-		memcpy(pkt, g->first, g->first_len);
-	for (i = 1; i <= g->pieces; i++) {
-		memcpy(pkt + g->first_len, g->iov[i].iov_base, g->iov[i].iov_len);
-		g->first_len += g->iov[i].iov_len;
+	g->iov[0] = (struct iovec){ .iov_base = g->first, .iov_len = g->first_len };
+	for (i = 0; i <= g->pieces; i++) {
+		if (gro_in_buf(g, g->iov[i].iov_base) || !reused(ctx, g->iov[i].iov_base, g->iov[i].iov_len))
+			continue;
+		moved |= (uint64_t)1 << i;
+		copy += g->iov[i].iov_len;
 	}
-	g->pieces = 0;
-	/* the merged packet's headers are the first segment's, until gro_finish() */
-	g->first = pkt;
+	if (copy > GRO_HOLD_MAX)
+		return false;
+	/* the first segment at the start (its header room before it), the payloads after its place */
+	for (i = 0; moved; i++, moved >>= 1) {
+		uint8_t *to = i ? pkt + g->first_len + g->held : pkt;
+
+		if (!(moved & 1))
+			continue;
+		memcpy(to, g->iov[i].iov_base, g->iov[i].iov_len);
+		g->iov[i].iov_base = to;
+		if (i)
+			g->held += g->iov[i].iov_len;
+	}
+	g->first = g->iov[0].iov_base;
 	return true;
 }
 

@@ -92,19 +92,21 @@ uint16_t gso_csum_fold(uint64_t sum);
  * the first segment (its headers rewritten for the whole, the
  * virtio_net_hdr before it) and then each later segment's payload where it
  * was decrypted.  The kernel copies it once, as it would one buffer
- * (doc/performance.md, "GRO without the copy").  Only a group still open
- * when its receive buffers are about to be reused is copied, into buf.
+ * (doc/performance.md, "GRO without the copy").  Only the segments of a
+ * group still open whose receive buffers are about to be reused are
+ * copied, into buf.
  */
 #define GRO_MAX_PIECES 64	/* iovecs of one write; a full group is written and a new one begun */
 
 struct gro {
-	uint8_t *first;		/* the group's first segment, where it lies (or buf, once held) */
-	size_t first_len;	/* its length (once held: all that was merged before) */
+	uint8_t *first;		/* the group's first segment, where it lies (or in buf) */
+	size_t first_len;
 	size_t len;		/* merged length */
 	size_t ip_hlen, hdr_len, seg;
 	uint32_t next_seq;
 	unsigned int count;
 	unsigned int pieces;	/* iov[1..pieces]: payloads after first, where they lie */
+	size_t held;		/* bytes of them copied into buf, after first's place */
 	bool v6, closed;
 	struct iovec iov[GRO_MAX_PIECES];	/* iov[0]: virtio_net_hdr and first */
 	/*
@@ -125,15 +127,16 @@ bool gro_start(struct gro *g, uint8_t *pkt, size_t len);
  */
 bool gro_append(struct gro *g, const uint8_t *pkt, size_t len);
 /*
- * The segments appended so far may be overwritten from now on (their
- * receive buffers are reused): the group is copied into g->buf if it is
- * not all there yet, and can still be appended to.  False, and nothing
- * copied, if that would copy more than GRO_HOLD_MAX bytes: write the group
- * first (gro_finish()).  A write costs the kernel about what copying a few
- * segments costs us, and a group that large gains little by growing.
+ * Some receive buffers are about to be reused: reused(ctx, p, n) says
+ * whether the n bytes at p lie in them.  The group's segments that do are
+ * copied into g->buf, and the group can still be appended to.  False, and
+ * nothing copied, if that would copy more than GRO_HOLD_MAX bytes: write
+ * the group first (gro_finish()).  A write costs the kernel about what
+ * copying a few segments costs us, and a group that large gains little by
+ * growing.
  */
 #define GRO_HOLD_MAX 16384
-bool gro_hold(struct gro *g);
+bool gro_hold(struct gro *g, bool (*reused)(const void *ctx, const uint8_t *p, size_t n), const void *ctx);
 /*
  * The write for the group, virtio_net_hdr first: *iov and *n iovecs
  * (g->iov); returns its length, 0 if there was no group.  A single segment

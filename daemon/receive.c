@@ -416,23 +416,40 @@ static void receive_note_truncated(struct device *d)
 		 PACKET_BUF_SIZE, UDP_GRO_BUF_SIZE);
 }
 
+/* Whether the next read may overwrite the n bytes at p (gro_hold()). */
+static bool receive_reused(const void *ctx, const uint8_t *p, size_t n)
+{
+	const struct device *d = ctx;
+	uintptr_t at = (uintptr_t)p - (uintptr_t)d->rx_area;
+
+	if ((uintptr_t)p < (uintptr_t)d->rx_area || at >= sizeof(d->rx_area))
+		return false;
+	return at % RX_LARGE_STRIDE + n > d->rx_kept;
+}
+
 struct udp_msg *receive_buffers(struct device *d, unsigned int *n)
 {
 	bool large = receive_large_layout(d);
 	unsigned int i, entries = large ? UDP_GRO_BATCH : PACKET_BATCH;
+	unsigned int turn = large ? d->rx_turn % RX_TURNS + 1 : 0;
 	size_t size = large ? UDP_GRO_BUF_SIZE : PACKET_BUF_SIZE;
+	size_t stride = large ? RX_LARGE_STRIDE : PACKET_BUF_SIZE;
+	size_t off = turn ? (turn - 1) * (size_t)PACKET_BUF_SIZE : 0;
 
 	/*
-	 * The next batch is read over the last one, which may have left a
-	 * group open that this batch continues: a small one is kept (copied
-	 * out of the buffers) until receive_flush(), a large one written now.
-	 * A group flushed before the next read is written from where it lies.
+	 * The next read goes over the reads before it, which may have left a
+	 * group open that it continues.  Large buffers, read at the next of
+	 * RX_TURNS offsets, keep what lies below it; anything else may be
+	 * overwritten.  What may be is kept (copied out) until receive_flush(),
+	 * or the group written now if that is much (gro_hold()).
 	 */
-	if (!gro_hold(&d->gro))
+	d->rx_kept = large && d->rx_turn && turn > 1 ? off : 0;
+	if (!gro_hold(&d->gro, receive_reused, d))
 		receive_flush(d);
+	d->rx_turn = turn;
 
 	for (i = 0; i < entries; i++) {
-		d->rx_msgs[i].data = d->rx_area + (size_t)i * size;
+		d->rx_msgs[i].data = d->rx_area + (size_t)i * stride + off;
 		d->rx_msgs[i].len = size;
 		d->rx_msgs[i].ep = &d->rx_eps[i];
 	}

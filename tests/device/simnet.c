@@ -166,9 +166,13 @@ static int sim_tun_write_vnet(void *ctx, const struct iovec *iov, unsigned int n
 	size_t len = 0;
 	unsigned int i;
 
+	d->last_vnet_copied = 0;
 	for (i = 0; i < n; i++) {
+		uintptr_t at = (uintptr_t)iov[i].iov_base, buf = (uintptr_t)d->dev->gro.buf;
+
 		if (iov[i].iov_len > sizeof(g.buf) - len)
 			abort();
+		d->last_vnet_copied += at >= buf && at < buf + sizeof(d->dev->gro.buf);
 		d->vnet_misaligned += ((uintptr_t)iov[i].iov_base + (i ? 0 : GSO_VNET_HDR_LEN)) & 3 ? 1 : 0;
 		memcpy(g.buf + len, iov[i].iov_base, iov[i].iov_len);
 		len += iov[i].iov_len;

@@ -53,10 +53,12 @@ struct sim_dev {
 	/*
 	 * The pieces the last such write was gathered from (the first: the
 	 * header and the first segment; then each later payload, where it was
-	 * decrypted), and how many of all writes' pieces (the first's IP
-	 * header, the others' start) were not word-aligned.
+	 * decrypted or copied to), how many of them lay in the device's group
+	 * buffer (copied out of the receive buffers), and how many of all
+	 * writes' pieces (the first's IP header, the others' start) were not
+	 * word-aligned.
 	 */
-	unsigned int last_vnet_pieces;
+	unsigned int last_vnet_pieces, last_vnet_copied;	/* copied: of them in the group's buffer */
 	unsigned long vnet_misaligned;
 	/* io.send() calls, and how many datagrams each of the first ones had */
 	unsigned long send_calls;

@@ -10,7 +10,8 @@
  *    and that write is the original super-packet byte for byte (headers
  *    as the first segment's, lengths and IPv4 checksum fixed up);
  *  - segments merged in one batch are written from where they were
- *    decrypted (one writev() piece each);
+ *    decrypted (one writev() piece each), and so are those merged over
+ *    reads into the large buffers (UDP GRO) until the reads wrap around;
  *  - a packet that cannot join the held group is written after it;
  *  - of a run of pure ACKs of one flow in one batch only the last is
  *    written; duplicate ACKs, ACKs with other packets between them and
@@ -250,12 +251,13 @@ static void test_super_packet_merged_across_batches(void)
 		 "%u of %u TUN writes with an IP header that is not word-aligned, %lu pieces", tun_misaligned,
 		 tun_count, b->vnet_misaligned);
 	/*
-	 * Held at the end of each full batch, the group was copied out of
-	 * them; the last batch's 6 segments are written from where they were
-	 * decrypted, after it.
+	 * One piece a segment; held when each batch was read over the one
+	 * before (small slots: all of them reused), the group's first 34
+	 * segments were copied out of them, the last batch's 6 not.
 	 */
-	tu_check(b->last_vnet_pieces == 7, "merged write gathered from %u pieces (7 expected)",
-		 b->last_vnet_pieces);
+	tu_check(b->last_vnet_pieces == SEGS && b->last_vnet_copied == SEGS - 6,
+		 "merged write gathered from %u pieces (%u expected), %u of them copied (%u expected)",
+		 b->last_vnet_pieces, SEGS, b->last_vnet_copied, SEGS - 6);
 	sim_clear(&n);
 }
 
@@ -333,6 +335,53 @@ static void test_held_group_keeps_order(void)
 	tu_check(tun_count == 2 && tun_lens[0] == 40 + 3 * MSS && tun_lens[1] == 50,
 		 "held group then the other packet: %u writes, %zu then %zu bytes", tun_count, tun_lens[0],
 		 tun_lens[1]);
+	sim_clear(&n);
+}
+
+/*
+ * With UDP GRO on (the large receive buffers, UDP_GRO_BATCH a read), each
+ * read starts its buffers at the next of RX_TURNS offsets, so a group
+ * merged over reads that do not wrap around is written from where it was
+ * decrypted, nothing copied; the read that wraps around to the first
+ * offset may overwrite everything, so the group is copied out first.
+ */
+static void test_large_buffers_turn(void)
+{
+	static uint8_t payload[24 * MSS];
+	struct sim_net n;
+	struct sim_dev *a, *b;
+	unsigned int count;
+	size_t len, k;
+
+	setup(&n, &a, &b);
+	device_set_bound(b->dev, b->dev->listen_port, true);
+	for (k = 0; k < sizeof(payload); k++)
+		payload[k] = (uint8_t)(k * 5 + k / 241);
+	/* the next two reads at the second and third offsets, the one after them at the first */
+	while (b->dev->rx_turn != 1)
+		device_rx_buffers(b->dev, &count);
+	len = tcp_packet(super, a, b, 40000, payload, 16 * MSS, 0x18);
+	tun_read(a, super, len, VIRTIO_NET_HDR_GSO_TCPV4, MSS);
+	device_tx_flush(a->dev, n.now);
+	deliver_in_batches(&n, b, UDP_GRO_BATCH);
+	tu_check(tun_count == 1 && tun_big_len == len && !memcmp(tun_big + 40, payload, 16 * MSS) &&
+			 b->last_vnet_pieces == 16 && b->last_vnet_copied == 0,
+		 "16 segments over two reads: %u writes, %zu bytes (%zu expected), %u pieces, %u copied (0 expected)",
+		 tun_count, tun_big_len, len, b->last_vnet_pieces, b->last_vnet_copied);
+
+	/* three reads, at the third, fourth and first offsets: the 16 segments before the third are copied */
+	while (b->dev->rx_turn != 2)
+		device_rx_buffers(b->dev, &count);
+	tun_count = 0;
+	len = tcp_packet(super, a, b, 40000 + 16 * MSS, payload, 24 * MSS, 0x18);
+	tun_read(a, super, len, VIRTIO_NET_HDR_GSO_TCPV4, MSS);
+	device_tx_flush(a->dev, n.now);
+	deliver_in_batches(&n, b, UDP_GRO_BATCH);
+	tu_check(tun_count == 1 && tun_big_len == len && !memcmp(tun_big + 40, payload, 24 * MSS) &&
+			 b->last_vnet_pieces == 24 && b->last_vnet_copied == 16,
+		 "24 segments over three reads: %u writes, %zu bytes (%zu expected), %u pieces, %u copied (16 expected)",
+		 tun_count, tun_big_len, len, b->last_vnet_pieces, b->last_vnet_copied);
+	tu_check(b->vnet_misaligned == 0, "%lu misaligned pieces", b->vnet_misaligned);
 	sim_clear(&n);
 }
 
@@ -431,6 +480,7 @@ int main(void)
 	test_super_packet_merged_across_batches();
 	test_held_group_keeps_order();
 	test_merged_where_decrypted();
+	test_large_buffers_turn();
 	test_acks_superseded(true);
 	test_acks_superseded(false);
 	log_clear();

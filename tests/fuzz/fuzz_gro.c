@@ -28,9 +28,10 @@
  *    IPv4 ID, checksums) and the urgent pointer, meaningless without URG;
  *  - an exact continuation (no byte changed) of a group whose last segment
  *    was full-sized and had no PSH is merged while it fits in 64 KiB and
- *    in GRO_MAX_PIECES pieces since the group was last held;
- *  - the write is gathered from the first segment (or the held copy) and
- *    then each later payload where it lies.
+ *    the group has fewer than GRO_MAX_PIECES segments;
+ *  - the write is gathered from one piece a segment: the first (its
+ *    headers rewritten) and each later payload, where it lies or, if its
+ *    buffer was reused since, copied into the group's buffer.
  *
  *   fuzz_gro [libFuzzer flags] [CORPUS_DIR...]     (doc/fuzzing.md)
  */
@@ -52,6 +53,7 @@ struct slot {
 	uint8_t *buf;		/* GSO_VNET_HDR_LEN + len bytes, the packet at + GSO_VNET_HDR_LEN */
 	uint8_t *copy;		/* the packet as delivered */
 	size_t len;
+	bool reused;		/* overwritten since: a later batch was read over it */
 };
 
 static struct slot slots[BATCH];
@@ -74,6 +76,7 @@ static size_t hdr_len_of(const uint8_t *p, size_t len, size_t *ip)
 static void slot_fill(struct slot *s, const uint8_t *pkt, size_t hdr, const uint8_t *payload, size_t n)
 {
 	s->len = hdr + n;
+	s->reused = false;
 	s->buf = malloc(GSO_VNET_HDR_LEN + s->len);
 	s->copy = malloc(s->len ? s->len : 1);
 	if (!s->buf || !s->copy)
@@ -187,9 +190,19 @@ static void check_merged(unsigned int first, unsigned int count, uint8_t *out, s
 	FUZZ_CHECK(k == count, "%u segments, %u merged", k, count);
 }
 
+/* The receive buffers of the batch before are all reused by the next. */
+static bool all_reused(const void *ctx, const uint8_t *p, size_t n)
+{
+	(void)ctx;
+	(void)p;
+	(void)n;
+	return true;
+}
+
 /*
- * Writes the pending group (gro_finish) and checks it: gathered, and each
- * payload since the group was last held taken from where it lies.
+ * Writes the pending group (gro_finish) and checks it: gathered, one
+ * piece a segment, each payload where it lies or, if the group was held
+ * since it arrived, in the group's buffer.
  */
 static void flush(unsigned int first, unsigned int count)
 {
@@ -201,16 +214,19 @@ static void flush(unsigned int first, unsigned int count)
 	FUZZ_CHECK((len != 0) == (count != 0), "group of %u written as %zu bytes", count, len);
 	if (!len)
 		return;
-	FUZZ_CHECK(n >= 1 && n <= count && n <= GRO_MAX_PIECES && (held || n == count),
-		   "group of %u written from %u pieces", count, n);
+	FUZZ_CHECK(n == count && n <= GRO_MAX_PIECES, "group of %u written from %u pieces", count, n);
 	for (i = 0; i < n; i++) {
 		FUZZ_CHECK(iov[i].iov_len <= sizeof(out) - off, "pieces longer than a packet");
 		if (i) {
-			const struct slot *m = &slots[first + count - n + i];
+			const struct slot *m = &slots[first + i];
 			size_t hdr = hdr_len_of(m->copy, m->len, &ip);
+			const uint8_t *at = iov[i].iov_base;
+			bool in_buf = at >= gro.buf && at < gro.buf + sizeof(gro.buf);
 
-			FUZZ_CHECK(iov[i].iov_base == m->buf + GSO_VNET_HDR_LEN + hdr && iov[i].iov_len == m->len - hdr,
-				   "piece %u is not segment %u's payload where it lies", i, count - n + i);
+			FUZZ_CHECK(iov[i].iov_len == m->len - hdr &&
+					   (in_buf || at == m->buf + GSO_VNET_HDR_LEN + hdr) &&
+					   (in_buf || !m->reused),
+				   "piece %u is not segment %u's payload where it lies or in the group's buffer", i, i);
 		}
 		memcpy(out + off, iov[i].iov_base, iov[i].iov_len);
 		off += iov[i].iov_len;
@@ -224,7 +240,7 @@ static void flush(unsigned int first, unsigned int count)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	unsigned int n = 0, first = 0, count = 0, since_hold = 0, i;
+	unsigned int n = 0, first = 0, count = 0, i;
 	size_t pos = 0, group_len = 0, unheld = 0, ip;
 
 	memset(&gro, 0, offsetof(struct gro, buf));
@@ -239,7 +255,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pos += 5;
 		if (op & 4) {
 			/* a new receive batch: the last one's buffers are reused */
-			if (gro_hold(&gro)) {
+			if (gro_hold(&gro, all_reused, NULL)) {
 				FUZZ_CHECK(!count || unheld <= GRO_HOLD_MAX, "%zu bytes copied to hold", unheld);
 				held = count != 0;
 			} else {
@@ -249,10 +265,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				count = 0;
 				held = false;
 			}
-			since_hold = 0;
 			unheld = 0;
-			for (i = 0; i < n; i++)
+			for (i = 0; i < n; i++) {
 				memset(slots[i].buf, 0xee, GSO_VNET_HDR_LEN + slots[i].len);
+				slots[i].reused = true;
+			}
 		}
 		if (!(op & 1) || !n) {
 			if (len > size - pos)
@@ -268,7 +285,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			seg0 = count ? slots[first].len - hdr : 0;
 			expect = count && first + count == n && !xor && prev->len - hdr == seg0 &&
 				 !(prev->copy[ip + 13] & TCP_PSH) && s->len > hdr && s->len - hdr <= seg0 &&
-				 group_len + s->len - hdr <= GSO_MAX_PACKET && since_hold + 1 < GRO_MAX_PIECES;
+				 group_len + s->len - hdr <= GSO_MAX_PACKET && count < GRO_MAX_PIECES;
 		}
 		if (s->len)
 			s->buf[GSO_VNET_HDR_LEN + at % s->len] ^= xor;
@@ -277,7 +294,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (gro_append(&gro, s->buf + GSO_VNET_HDR_LEN, s->len)) {
 			FUZZ_CHECK(count, "appended to no group");
 			count++;
-			since_hold++;
 			group_len += s->len - hdr_len_of(s->copy, s->len, &ip);
 			unheld += s->len - hdr_len_of(s->copy, s->len, &ip);
 		} else {
@@ -286,7 +302,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			held = false;
 			first = n;
 			count = gro_start(&gro, s->buf + GSO_VNET_HDR_LEN, s->len);
-			since_hold = 0;
 			group_len = s->len;
 			unheld = s->len;
 		}
