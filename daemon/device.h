@@ -58,7 +58,7 @@
 #define PACKET_BUF_SIZE 2048
 /* The largest inner packet a slot holds with its header and tag. */
 #define PACKET_MAX_INNER (PACKET_BUF_SIZE - MESSAGE_DATA_OVERHEAD)
-#define RX_TURNS 4
+#define RX_TURNS 6
 #define RX_LARGE_STRIDE (UDP_GRO_BUF_SIZE + (RX_TURNS - 1) * PACKET_BUF_SIZE)
 /*
  * The largest data message: one UDP datagram over IPv4 (RFC 768, RFC 791:
@@ -159,11 +159,12 @@ struct device {
 	 * sockets take UDP GRO or the MTU is larger than a slot, UDP_GRO_BATCH
 	 * buffers of UDP_GRO_BUF_SIZE, each of which holds a run of datagrams
 	 * the kernel kept together or one datagram of any size.  The large
-	 * buffers lie RX_LARGE_STRIDE apart, and each read starts them one of
-	 * RX_TURNS offsets PACKET_BUF_SIZE apart, in turn: a read of single
-	 * datagrams leaves those of the RX_TURNS - 1 reads before it in place,
-	 * so that a group merged across them is written from where it lies
-	 * (receive_buffers()).
+	 * buffers lie RX_LARGE_STRIDE apart, and while a group is open each
+	 * read starts them at the next of RX_TURNS offsets PACKET_BUF_SIZE
+	 * apart: a read of single datagrams leaves those of the RX_TURNS - 1
+	 * reads before it in place, so that a group merged across them (up to
+	 * 48 full-sized segments, more than fit in 64 KiB) is written from
+	 * where it lies (receive_buffers()).
 	 */
 	uint8_t rx_area[UDP_GRO_BATCH * RX_LARGE_STRIDE] __attribute__((aligned(16)));
 	struct udp_msg rx_msgs[PACKET_BATCH];

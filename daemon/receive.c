@@ -431,7 +431,8 @@ struct udp_msg *receive_buffers(struct device *d, unsigned int *n)
 {
 	bool large = receive_large_layout(d);
 	unsigned int i, entries = large ? UDP_GRO_BATCH : PACKET_BATCH;
-	unsigned int turn = large ? d->rx_turn % RX_TURNS + 1 : 0;
+	/* the first offset again once no group is open: a group starts its turns there */
+	unsigned int turn = !large ? 0 : d->gro.count ? d->rx_turn % RX_TURNS + 1 : 1;
 	size_t size = large ? UDP_GRO_BUF_SIZE : PACKET_BUF_SIZE;
 	size_t stride = large ? RX_LARGE_STRIDE : PACKET_BUF_SIZE;
 	size_t off = turn ? (turn - 1) * (size_t)PACKET_BUF_SIZE : 0;
@@ -439,8 +440,8 @@ struct udp_msg *receive_buffers(struct device *d, unsigned int *n)
 	/*
 	 * The next read goes over the reads before it, which may have left a
 	 * group open that it continues.  Large buffers, read at the next of
-	 * RX_TURNS offsets, keep what lies below it; anything else may be
-	 * overwritten.  What may be is kept (copied out) until receive_flush(),
+	 * RX_TURNS offsets while a group is open, keep what lies below it;
+	 * anything else may be overwritten.  What may be is kept (copied out) until receive_flush(),
 	 * or the group written now if that is much (gro_hold()).
 	 */
 	d->rx_kept = large && d->rx_turn && turn > 1 ? off : 0;

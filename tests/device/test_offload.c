@@ -11,7 +11,7 @@
  *    as the first segment's, lengths and IPv4 checksum fixed up);
  *  - segments merged in one batch are written from where they were
  *    decrypted (one writev() piece each), and so are those merged over
- *    reads into the large buffers (UDP GRO) until the reads wrap around;
+ *    up to RX_TURNS reads into the large buffers (UDP GRO);
  *  - a packet that cannot join the held group is written after it;
  *  - of a run of pure ACKs of one flow in one batch only the last is
  *    written; duplicate ACKs, ACKs with other packets between them and
@@ -340,26 +340,23 @@ static void test_held_group_keeps_order(void)
 
 /*
  * With UDP GRO on (the large receive buffers, UDP_GRO_BATCH a read), each
- * read starts its buffers at the next of RX_TURNS offsets, so a group
- * merged over reads that do not wrap around is written from where it was
- * decrypted, nothing copied; the read that wraps around to the first
- * offset may overwrite everything, so the group is copied out first.
+ * read while a group is open starts its buffers at the next of RX_TURNS
+ * offsets, so a group merged over up to RX_TURNS reads is written from
+ * where it was decrypted, nothing copied; the read after those wraps
+ * around to the first offset and may overwrite everything, so the group
+ * is copied out first if it is small, else written.
  */
 static void test_large_buffers_turn(void)
 {
-	static uint8_t payload[24 * MSS];
+	static uint8_t payload[SEGS * MSS];
 	struct sim_net n;
 	struct sim_dev *a, *b;
-	unsigned int count;
-	size_t len, k;
+	size_t len, k, seg = 300, segs = (RX_TURNS + 1) * UDP_GRO_BATCH;
 
 	setup(&n, &a, &b);
 	device_set_bound(b->dev, b->dev->listen_port, true);
 	for (k = 0; k < sizeof(payload); k++)
 		payload[k] = (uint8_t)(k * 5 + k / 241);
-	/* the next two reads at the second and third offsets, the one after them at the first */
-	while (b->dev->rx_turn != 1)
-		device_rx_buffers(b->dev, &count);
 	len = tcp_packet(super, a, b, 40000, payload, 16 * MSS, 0x18);
 	tun_read(a, super, len, VIRTIO_NET_HDR_GSO_TCPV4, MSS);
 	device_tx_flush(a->dev, n.now);
@@ -369,18 +366,28 @@ static void test_large_buffers_turn(void)
 		 "16 segments over two reads: %u writes, %zu bytes (%zu expected), %u pieces, %u copied (0 expected)",
 		 tun_count, tun_big_len, len, b->last_vnet_pieces, b->last_vnet_copied);
 
-	/* three reads, at the third, fourth and first offsets: the 16 segments before the third are copied */
-	while (b->dev->rx_turn != 2)
-		device_rx_buffers(b->dev, &count);
+	/* 56 segments of 300 bytes over 7 reads: the 48 of the first 6 are copied before the 7th */
 	tun_count = 0;
-	len = tcp_packet(super, a, b, 40000 + 16 * MSS, payload, 24 * MSS, 0x18);
-	tun_read(a, super, len, VIRTIO_NET_HDR_GSO_TCPV4, MSS);
+	len = tcp_packet(super, a, b, 400000, payload, segs * seg, 0x18);
+	tun_read(a, super, len, VIRTIO_NET_HDR_GSO_TCPV4, (uint16_t)seg);
 	device_tx_flush(a->dev, n.now);
 	deliver_in_batches(&n, b, UDP_GRO_BATCH);
-	tu_check(tun_count == 1 && tun_big_len == len && !memcmp(tun_big + 40, payload, 24 * MSS) &&
-			 b->last_vnet_pieces == 24 && b->last_vnet_copied == 16,
-		 "24 segments over three reads: %u writes, %zu bytes (%zu expected), %u pieces, %u copied (16 expected)",
-		 tun_count, tun_big_len, len, b->last_vnet_pieces, b->last_vnet_copied);
+	tu_check(tun_count == 1 && tun_big_len == len && !memcmp(tun_big + 40, payload, segs * seg) &&
+			 b->last_vnet_pieces == segs && b->last_vnet_copied == segs - UDP_GRO_BATCH,
+		 "%zu segments over %u reads: %u writes, %zu bytes (%zu expected), %u pieces, %u copied", segs,
+		 RX_TURNS + 1, tun_count, tun_big_len, len, b->last_vnet_pieces, b->last_vnet_copied);
+
+	/* of 500 bytes, the 48 would be more than GRO_HOLD_MAX to copy: written before the 7th read */
+	tun_count = 0;
+	seg = 500;
+	len = tcp_packet(super, a, b, 800000, payload, segs * seg, 0x18);
+	tun_read(a, super, len, VIRTIO_NET_HDR_GSO_TCPV4, (uint16_t)seg);
+	device_tx_flush(a->dev, n.now);
+	deliver_in_batches(&n, b, UDP_GRO_BATCH);
+	tu_check(tun_count == 2 && tun_lens[0] == 40 + (segs - UDP_GRO_BATCH) * seg &&
+			 tun_lens[1] == 40 + UDP_GRO_BATCH * seg && b->last_vnet_copied == 0,
+		 "%zu segments of 500 bytes: %u writes (2 expected) of %zu and %zu bytes, %u copied", segs,
+		 tun_count, tun_lens[0], tun_lens[1], b->last_vnet_copied);
 	tu_check(b->vnet_misaligned == 0, "%lu misaligned pieces", b->vnet_misaligned);
 	sim_clear(&n);
 }
