@@ -441,8 +441,9 @@ struct udp_msg *receive_buffers(struct device *d, unsigned int *n)
 	 * The next read goes over the reads before it, which may have left a
 	 * group open that it continues.  Large buffers, read at the next of
 	 * RX_TURNS offsets while a group is open, keep what lies below it;
-	 * anything else may be overwritten.  What may be is kept (copied out) until receive_flush(),
-	 * or the group written now if that is much (gro_hold()).
+	 * anything else may be overwritten.  What may be is kept (copied
+	 * out) until receive_flush(), or the group written now if that is
+	 * much (gro_hold()).
 	 */
 	d->rx_kept = large && d->rx_turn && turn > 1 ? off : 0;
 	if (!gro_hold(&d->gro, receive_reused, d))
