@@ -417,8 +417,7 @@ bool gro_start(struct gro *g, uint8_t *pkt, size_t len)
 	g->count = 0;
 	if (!hdr)
 		return false;
-	g->first = pkt;
-	g->first_len = len;
+	g->iov[0] = (struct iovec){ .iov_base = pkt, .iov_len = len };
 	g->hdr_len = hdr;
 	g->seg = len - hdr;
 	g->len = len;
@@ -450,10 +449,16 @@ static bool gro_bytes_equal(const uint8_t *a, const uint8_t *b, size_t n)
 	return !d;
 }
 
+/* The group's first segment, whose headers the merged packet takes. */
+static uint8_t *gro_first(const struct gro *g)
+{
+	return g->iov[0].iov_base;
+}
+
 /* Same flow and the same header bytes where GRO requires them. */
 static bool gro_same_headers(const struct gro *g, const uint8_t *pkt)
 {
-	const uint8_t *a = g->first, *ta = a + g->ip_hlen, *tb = pkt + g->ip_hlen;
+	const uint8_t *a = gro_first(g), *ta = a + g->ip_hlen, *tb = pkt + g->ip_hlen;
 
 	/* addresses, then the ports right after them */
 	if (g->v6) {
@@ -489,7 +494,7 @@ bool gro_append(struct gro *g, const uint8_t *pkt, size_t len)
 	g->next_seq += (uint32_t)payload;
 	g->count++;
 	if (pkt[ip_hlen + 13] & TCP_FLAG_PSH) {
-		g->first[g->ip_hlen + 13] |= TCP_FLAG_PSH;
+		gro_first(g)[g->ip_hlen + 13] |= TCP_FLAG_PSH;
 		g->closed = true;
 	}
 	if (payload < g->seg)
@@ -513,7 +518,6 @@ bool gro_hold(struct gro *g, bool (*reused)(const void *ctx, const uint8_t *p, s
 
 	if (!g->count)
 		return true;
-	g->iov[0] = (struct iovec){ .iov_base = g->first, .iov_len = g->first_len };
 	for (i = 0; i <= g->pieces; i++) {
 		if (gro_in_buf(g, g->iov[i].iov_base) || !reused(ctx, g->iov[i].iov_base, g->iov[i].iov_len))
 			continue;
@@ -524,7 +528,7 @@ bool gro_hold(struct gro *g, bool (*reused)(const void *ctx, const uint8_t *p, s
 		return false;
 	/* the first segment at the start (its header room before it), the payloads after its place */
 	for (i = 0; moved; i++, moved >>= 1) {
-		uint8_t *to = i ? pkt + g->first_len + g->held : pkt;
+		uint8_t *to = i ? pkt + g->iov[0].iov_len + g->held : pkt;
 
 		if (!(moved & 1))
 			continue;
@@ -533,7 +537,6 @@ bool gro_hold(struct gro *g, bool (*reused)(const void *ctx, const uint8_t *p, s
 		if (i)
 			g->held += g->iov[i].iov_len;
 	}
-	g->first = g->iov[0].iov_base;
 	return true;
 }
 
@@ -544,7 +547,7 @@ static void gso_native16_store(uint8_t *p, uint16_t v)
 
 size_t gro_finish(struct gro *g, const struct iovec **iov, unsigned int *n)
 {
-	uint8_t *hdr, *pkt = g->first;
+	uint8_t *hdr, *pkt = gro_first(g);
 	uint64_t sum;
 	size_t tcp_len;
 
@@ -553,7 +556,7 @@ size_t gro_finish(struct gro *g, const struct iovec **iov, unsigned int *n)
 	hdr = pkt - GSO_VNET_HDR_LEN;
 	*iov = g->iov;
 	*n = g->pieces + 1;
-	g->iov[0] = (struct iovec){ .iov_base = hdr, .iov_len = GSO_VNET_HDR_LEN + g->first_len };
+	g->iov[0] = (struct iovec){ .iov_base = hdr, .iov_len = GSO_VNET_HDR_LEN + g->iov[0].iov_len };
 	memset(hdr, 0, GSO_VNET_HDR_LEN);
 	if (g->count == 1) {
 		/* nothing merged: the segment as it lies, a plain header before it */

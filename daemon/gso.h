@@ -99,16 +99,18 @@ uint16_t gso_csum_fold(uint64_t sum);
 #define GRO_MAX_PIECES 64	/* iovecs of one write; a full group is written and a new one begun */
 
 struct gro {
-	uint8_t *first;		/* the group's first segment, where it lies (or in buf) */
-	size_t first_len;
 	size_t len;		/* merged length */
 	size_t ip_hlen, hdr_len, seg;
 	uint32_t next_seq;
 	unsigned int count;
-	unsigned int pieces;	/* iov[1..pieces]: payloads after first, where they lie */
-	size_t held;		/* bytes of them copied into buf, after first's place */
+	unsigned int pieces;	/* iov[1..pieces]: the later payloads, where they lie */
+	size_t held;		/* bytes of them copied into buf, after the first segment's place */
 	bool v6, closed;
-	struct iovec iov[GRO_MAX_PIECES];	/* iov[0]: virtio_net_hdr and first */
+	/*
+	 * iov[0]: the first segment, where it lies or in buf (gro_finish()
+	 * adds the virtio_net_hdr before it); then the payloads
+	 */
+	struct iovec iov[GRO_MAX_PIECES];
 	/*
 	 * a held group at buf + GSO_VNET_HDR_LEN, room for its virtio_net_hdr
 	 * before it; buf starts GSO_BUF_SKEW bytes past a 16-byte boundary so

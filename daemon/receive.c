@@ -422,7 +422,7 @@ static bool receive_reused(const void *ctx, const uint8_t *p, size_t n)
 	const struct device *d = ctx;
 	uintptr_t at = (uintptr_t)p - (uintptr_t)d->rx_area;
 
-	if ((uintptr_t)p < (uintptr_t)d->rx_area || at >= sizeof(d->rx_area))
+	if (at >= sizeof(d->rx_area))	/* elsewhere (below the area, at wraps around) */
 		return false;
 	return at % RX_LARGE_STRIDE + n > d->rx_kept;
 }
