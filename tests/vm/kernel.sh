@@ -169,13 +169,17 @@ sc_replay() {
 	nt_ok "replayed datagrams dropped on both sides; session unchanged"
 }
 
-# The daemon flooded with initiations that have a valid mac1 (from the host
-# namespace, 16 source ports, 20000 a second) while the kernel makes its
-# first handshake: the daemon, under load, must answer the kernel with a
-# cookie reply (whitepaper section 5.4.7) and accept its next initiation,
-# which carries mac2; the session must be up within 20 s.
-sc_flood() {
-	local ms cookies flood n
+# The cookie replies the host has sent: to the kernel, then to the flood.
+vm_flood_cookies() {
+	vm_h nft list chain inet vmflood output |
+		awk '/counter packets/ { for (i = 1; i < NF; i++) if ($i == "packets") print $(i + 1) }' | tr '\n' ' '
+}
+
+# flood_once: one flood, and the kernel's first handshake made once the
+# daemon answers the flood with cookie replies; sets FLOOD_MS (the first
+# echo, empty if none) and FLOOD_KC (cookie replies to the kernel).
+flood_once() {
+	local flood n secs i
 	vm_h nft -f - <<-NFT || nt_fail "nft counter"
 	table inet vmflood {
 		chain output {
@@ -187,21 +191,47 @@ sc_flood() {
 	NFT
 	nt_bg "$HNS" "$NT_PY" "$VM_DIR/pkt.py" flood "$HPUB" "$HOST4" "$NT_PORT" 40 20000 "$NT_TMP/flood.count"
 	flood=$NT_BG_PID
-	sleep 2
-	ms=$(vm_first_reply_ms guest "$HIN4" 25)
-	cookies=$(vm_h nft list chain inet vmflood output |
-		awk '/counter packets/ { for (i = 1; i < NF; i++) if ($i == "packets") print $(i + 1) }' | tr '\n' ' ')
+	# The flood first builds its pool of messages, which takes a varying
+	# time: the kernel initiates once the daemon is seen under load.
+	for ((i = 0; i < 40; i++)); do
+		sleep 0.5
+		set -- $(vm_flood_cookies)
+		[ "${2:-0}" -ge 100 ] && break
+	done
+	[ "${2:-0}" -ge 100 ] || nt_fail "the daemon sent the flood ${2:-0} cookie replies in 20 s (not under load)"
+	FLOOD_MS=$(vm_first_reply_ms guest "$HIN4" 25)
+	set -- $(vm_flood_cookies)
+	FLOOD_KC=${1:-0}
 	nt_stop_pid "$flood"
 	vm_h nft delete table inet vmflood
 	read -r n secs <"$NT_TMP/flood.count" || nt_fail "the flood wrote no count"
-	set -- $cookies
-	nt_log "flood: $n initiations in $secs s; cookie replies: $1 to the kernel, $2 to the flood"
+	nt_log "flood: $n initiations in $secs s; cookie replies: $FLOOD_KC to the kernel, ${2:-0} to the flood"
 	vm_daemon_alive || nt_fail "the daemon died under the flood"
-	[ -n "$ms" ] || nt_fail "the kernel got no session within 25 s under the flood ($1 cookie replies to it)"
-	[ "$ms" -le 20000 ] || nt_fail "the kernel's session took ${ms} ms under the flood (the bar is 20 s)"
-	[ "${1:-0}" -ge 1 ] || nt_fail "the daemon sent the kernel no cookie reply while flooded (not under load?)"
+}
+
+# The daemon flooded with initiations that have a valid mac1 (from the host
+# namespace, 16 source ports, 20000 a second) while the kernel makes its
+# first handshake: the daemon, under load, must answer the kernel with a
+# cookie reply (whitepaper section 5.4.7) and accept its next initiation,
+# which carries mac2; the session must be up within 20 s.  The load lasts
+# UNDER_LOAD_AFTER_TIME (1 s) after the last backlog, and answering the
+# flood with cookies drains it, so the daemon has short spells out of load
+# in which it handles the flood's initiations in full until the backlog is
+# back; a kernel initiation that lands in one is answered without a cookie.
+# Then the scenario starts again from no session, up to three times.
+sc_flood() {
+	local try
+	for ((try = 1; try <= 3; try++)); do
+		flood_once
+		[ -n "$FLOOD_MS" ] || nt_fail "the kernel got no session within 25 s under the flood ($FLOOD_KC cookie replies to it)"
+		[ "$FLOOD_MS" -le 20000 ] || nt_fail "the kernel's session took ${FLOOD_MS} ms under the flood (the bar is 20 s)"
+		[ "$FLOOD_KC" -ge 1 ] && break
+		nt_log "the kernel's initiation was answered in a spell out of load; again from no session"
+		vm_reset
+	done
+	[ "$FLOOD_KC" -ge 1 ] || nt_fail "the daemon sent the kernel no cookie reply while flooded, in 3 tries"
 	vm_both_ways "after the flood"
-	nt_ok "under a flood of initiations the kernel got its session after ${ms} ms, through $1 cookie replies"
+	nt_ok "under a flood of initiations the kernel got its session after ${FLOOD_MS} ms, through $FLOOD_KC cookie replies (try $try)"
 }
 
 # One rekey after REKEY_AFTER_TIME (120 s, whitepaper section 6.1) with
