@@ -12,23 +12,40 @@
 #include "crypto/poly1305.h"
 #include "crypto/util.h"
 
-static const uint8_t aead_zeros[16];
+#include <string.h>
+
+/*
+ * Poly1305 over in[0..len) padded with zeros to a multiple of 16 bytes
+ * (RFC 8439 §2.8): the whole blocks straight from in, a partial last one
+ * through block.  No buffering: a WireGuard data message's ciphertext is
+ * a multiple of 16 bytes (whitepaper §5.4.6), so it is one call.
+ */
+static void aead_mac_padded(struct poly1305_ctx *poly, const uint8_t *in, size_t len)
+{
+	size_t full = len & ~(size_t)(POLY1305_BLOCK_SIZE - 1);
+
+	if (full > 0)
+		POLY1305_CORE_BLOCKS(&poly->core, in, full, 1);
+	if (len > full) {
+		memset(poly->buf, 0, sizeof(poly->buf));
+		memcpy(poly->buf, in + full, len - full);
+		POLY1305_CORE_BLOCKS(&poly->core, poly->buf, POLY1305_BLOCK_SIZE, 1);
+	}
+}
 
 void chacha20poly1305_tag(uint8_t tag[CHACHA20POLY1305_AUTHTAG_SIZE], const uint8_t otk[POLY1305_KEY_SIZE],
 			  const uint8_t *ad, size_t ad_len, const uint8_t *ct, size_t ct_len)
 {
 	struct poly1305_ctx poly;
-	uint8_t lens[16];
 
 	poly1305_init(&poly, otk);
-	poly1305_update(&poly, ad, ad_len);
-	poly1305_update(&poly, aead_zeros, (16 - ad_len) & 15);
-	poly1305_update(&poly, ct, ct_len);
-	poly1305_update(&poly, aead_zeros, (16 - ct_len) & 15);
-	le64_store(lens + 0, (uint64_t)ad_len);
-	le64_store(lens + 8, (uint64_t)ct_len);
-	poly1305_update(&poly, lens, sizeof(lens));
-	poly1305_final(&poly, tag);	/* wipes poly */
+	aead_mac_padded(&poly, ad, ad_len);
+	aead_mac_padded(&poly, ct, ct_len);
+	le64_store(poly.buf + 0, (uint64_t)ad_len);
+	le64_store(poly.buf + 8, (uint64_t)ct_len);
+	POLY1305_CORE_BLOCKS(&poly.core, poly.buf, POLY1305_BLOCK_SIZE, 1);
+	POLY1305_CORE_EMIT(&poly.core, tag, poly.s);
+	crypto_wipe(&poly, sizeof(poly));
 }
 
 /* The cipher at counter 0 gives the Poly1305 key; data starts at counter 1. */
@@ -41,22 +58,27 @@ static void aead_setup(struct chacha20_ctx *chacha, uint8_t otk[CHACHA20_BLOCK_S
 	chacha->state[12] = 1;
 }
 
+/* What one seal or open keeps on the stack, wiped with one call. */
+struct aead_scratch {
+	struct chacha20_ctx chacha;
+	uint8_t otk[CHACHA20_BLOCK_SIZE];
+	uint8_t tag[CHACHA20POLY1305_AUTHTAG_SIZE];
+};
+
 void chacha20poly1305_ietf_encrypt(uint8_t *dst, const uint8_t *src, size_t src_len, const uint8_t *ad,
 				   size_t ad_len, const uint8_t nonce[12], const uint8_t key[32])
 {
-	struct chacha20_ctx chacha;
-	uint8_t otk[CHACHA20_BLOCK_SIZE];
+	struct aead_scratch s;
 
 #if defined(CHACHA20POLY1305_ARCH_SEAL)
 	/* an architecture's AEAD, where it applies (crypto/arch/glue.h) */
 	if (CHACHA20POLY1305_ARCH_SEAL(dst, src, src_len, ad, ad_len, nonce, key))
 		return;
 #endif
-	aead_setup(&chacha, otk, nonce, key);
-	chacha20_xor(&chacha, dst, src, src_len);
-	chacha20poly1305_tag(dst + src_len, otk, ad, ad_len, dst, src_len);
-	crypto_wipe(otk, sizeof(otk));
-	chacha20_clear(&chacha);
+	aead_setup(&s.chacha, s.otk, nonce, key);
+	chacha20_xor(&s.chacha, dst, src, src_len);
+	chacha20poly1305_tag(dst + src_len, s.otk, ad, ad_len, dst, src_len);
+	crypto_wipe(&s, sizeof(s));
 }
 
 /*
@@ -67,9 +89,7 @@ void chacha20poly1305_ietf_encrypt(uint8_t *dst, const uint8_t *src, size_t src_
 bool chacha20poly1305_ietf_decrypt(uint8_t *dst, const uint8_t *src, size_t src_len, const uint8_t *ad,
 				   size_t ad_len, const uint8_t nonce[12], const uint8_t key[32])
 {
-	struct chacha20_ctx chacha;
-	uint8_t otk[CHACHA20_BLOCK_SIZE];
-	uint8_t tag[CHACHA20POLY1305_AUTHTAG_SIZE];
+	struct aead_scratch s;
 	size_t ct_len;
 	bool ok;
 
@@ -81,16 +101,14 @@ bool chacha20poly1305_ietf_decrypt(uint8_t *dst, const uint8_t *src, size_t src_
 	if (CHACHA20POLY1305_ARCH_OPEN(&ok, dst, src, ct_len, ad, ad_len, nonce, key))
 		return ok;
 #endif
-	aead_setup(&chacha, otk, nonce, key);
-	chacha20poly1305_tag(tag, otk, ad, ad_len, src, ct_len);
-	ok = crypto_equal(tag, src + ct_len, sizeof(tag));
+	aead_setup(&s.chacha, s.otk, nonce, key);
+	chacha20poly1305_tag(s.tag, s.otk, ad, ad_len, src, ct_len);
+	ok = crypto_equal(s.tag, src + ct_len, sizeof(s.tag));
 	/* The verdict is the public result; the branch on it is the only one. */
 	crypto_declassify(&ok, sizeof(ok));
 	if (ok)
-		chacha20_xor(&chacha, dst, src, ct_len);
-	crypto_wipe(tag, sizeof(tag));
-	crypto_wipe(otk, sizeof(otk));
-	chacha20_clear(&chacha);
+		chacha20_xor(&s.chacha, dst, src, ct_len);
+	crypto_wipe(&s, sizeof(s));
 	return ok;
 }
 

@@ -9,7 +9,8 @@
  *   Poly1305: the mips core against the 26-bit core, the whole MiB at
  *   every offset 0..3, then random keys (also the largest clamped r),
  *   messages (also all 0xff bytes, the worst case for carries), alignments,
- *   chunkings and pad bits.
+ *   chunkings and pad bits; and its final reduction on accumulators set by
+ *   hand, against a plain reduction in this file.
  * Usage: test_arch [CASES [SEED]]: CASES random cases of each kind.
  */
 #include <inttypes.h>
@@ -221,6 +222,100 @@ static void poly_tests(unsigned long cases)
 	}
 }
 
+/*
+ * poly1305_mips_emit() on accumulators set by hand (words 0..4 of the
+ * state, h4 < 2^31 as poly1305.S keeps it), against this file's own
+ * reduction: fold the bits above 2^130 back as 5 each until none are
+ * left, subtract p once if h >= p, add s mod 2^128.  The hand-set values
+ * reach the carries that random messages almost never do: h0..h3 all
+ * ones, h = p - 1, p, p + 1, 2p - 1, and s with carries across every word.
+ */
+static void emit_reference(const uint32_t h_in[5], const uint8_t s[16], uint8_t mac[16])
+{
+	uint32_t h[5], q, g[5];
+	uint64_t c;
+	int i;
+
+	memcpy(h, h_in, sizeof(h));
+	while ((q = h[4] >> 2) != 0) {
+		h[4] &= 3;
+		c = 5 * (uint64_t)q;
+		for (i = 0; i < 5; i++) {
+			c += h[i];
+			h[i] = (uint32_t)c;
+			c >>= 32;
+		}
+	}
+	/* h < 2^130 now; g = h - p = h + 5 - 2^130 */
+	c = 5;
+	for (i = 0; i < 5; i++) {
+		c += h[i];
+		g[i] = (uint32_t)c;
+		c >>= 32;
+	}
+	if (g[4] >= 4)
+		memcpy(h, g, sizeof(h));
+	c = 0;
+	for (i = 0; i < 4; i++) {
+		c += (uint64_t)h[i] + ((uint32_t)s[4 * i] | (uint32_t)s[4 * i + 1] << 8 |
+				       (uint32_t)s[4 * i + 2] << 16 | (uint32_t)s[4 * i + 3] << 24);
+		mac[4 * i + 0] = (uint8_t)c;
+		mac[4 * i + 1] = (uint8_t)(c >> 8);
+		mac[4 * i + 2] = (uint8_t)(c >> 16);
+		mac[4 * i + 3] = (uint8_t)(c >> 24);
+		c >>= 32;
+	}
+}
+
+static void emit_case(unsigned long n, const uint32_t h[5], const uint8_t s[16])
+{
+	union {
+		uint32_t w32[20];
+		uint64_t w64[10];
+	} core;
+	uint8_t want[16], got[16];
+
+	memset(&core, 0, sizeof(core));
+	memcpy(core.w32, h, 5 * sizeof(uint32_t));
+	emit_reference(h, s, want);
+	poly1305_mips_emit(&core, got, s);
+	if (memcmp(want, got, sizeof(want)) != 0) {
+		fprintf(stderr, "FAIL: poly1305_mips_emit case %lu: h = %08x %08x %08x %08x %08x\n", n,
+			h[4], h[3], h[2], h[1], h[0]);
+		failures++;
+	}
+}
+
+static void emit_tests(unsigned long cases)
+{
+	static const uint32_t h4s[] = { 0, 1, 2, 3, 4, 5, 7, 8, 0x3ffffffc, 0x7ffffffe, 0x7fffffff };
+	static const uint32_t lows[] = { 0, 1, 4, 5, 0xfffffffa, 0xfffffffb, 0xfffffffc, 0xffffffff };
+	uint32_t h[5];
+	uint8_t s[16];
+	unsigned long n = 0, i;
+	size_t a, b, k;
+
+	for (a = 0; a < sizeof(h4s) / sizeof(h4s[0]); a++)
+		for (b = 0; b < sizeof(lows) / sizeof(lows[0]); b++)
+			for (k = 0; k < 4; k++) {
+				/* h3..h1 all ones (or all zeros), h0 and h4 from the lists */
+				h[0] = lows[b];
+				h[1] = h[2] = h[3] = k & 1 ? 0 : 0xffffffff;
+				h[4] = h4s[a];
+				memset(s, k & 2 ? 0xff : 0, sizeof(s));
+				emit_case(n++, h, s);
+			}
+	for (i = 0; i < cases; i++) {
+		for (k = 0; k < 4; k++)
+			h[k] = rand_below(4) == 0 ? 0xffffffff : rand32();
+		h[4] = rand32() >> (1 + rand_below(31));
+		fill(s, sizeof(s));
+		if (rand_below(4) == 0)
+			memset(s, 0xff, 8 + rand_below(9));
+		emit_case(n++, h, s);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long cases = argc > 1 ? strtoul(argv[1], NULL, 10) : 3000;
@@ -231,6 +326,7 @@ int main(int argc, char **argv)
 	memset(ones, 0xff, sizeof(ones));
 	chacha_tests(cases);
 	poly_tests(cases);
+	emit_tests(cases);
 	printf("test_arch: %lu random cases of each kind (seed 0x%" PRIx64 "), %lu failures\n",
 	       cases, seed, failures);
 	return failures == 0 ? 0 : 1;

@@ -564,6 +564,45 @@ static void test_aead(void)
 
 /* ---- util.h ---- */
 
+/*
+ * crypto_equal() by words and then bytes, and crypto_wipe() by words or
+ * through memset(): every length and offset, so that each path and each
+ * tail is taken; a difference in any bit inside the length is seen, one
+ * just outside it is not; the wipe clears exactly its bytes.
+ */
+static void test_util_lengths(void)
+{
+	uint8_t x[48], y[48], w[300 + 16];
+	size_t len, ox, oy, i, j;
+
+	tu_rng_fill(&rng, x, sizeof(x));
+	for (ox = 0; ox < 4; ox++)
+		for (oy = 0; oy < 4; oy++)
+			for (len = 0; len + 4 <= sizeof(x) - 4; len++) {
+				memcpy(y + oy, x + ox, len + 1);
+				tu_check(crypto_equal(x + ox, y + oy, len), "crypto_equal: %zu bytes at %zu/%zu", len,
+					 ox, oy);
+				y[oy + len] ^= 0x80;
+				tu_check(crypto_equal(x + ox, y + oy, len),
+					 "crypto_equal: a byte past %zu bytes counted", len);
+				for (i = 0; i < len * 8; i++) {
+					y[oy + i / 8] ^= (uint8_t)(1u << (i % 8));
+					tu_check(!crypto_equal(x + ox, y + oy, len),
+						 "crypto_equal: bit %zu of %zu bytes at %zu/%zu missed", i, len, ox, oy);
+					y[oy + i / 8] ^= (uint8_t)(1u << (i % 8));
+				}
+			}
+	for (i = 0; i < 8; i++)
+		for (len = 0; len <= 300; len++) {
+			memset(w, 0xa5, sizeof(w));
+			crypto_wipe(w + i, len);
+			for (j = 0; j < sizeof(w); j++)
+				if (w[j] != (j >= i && j < i + len ? 0 : 0xa5))
+					break;
+			tu_check(j == sizeof(w), "crypto_wipe of %zu bytes at offset %zu: byte %zu wrong", len, i, j);
+		}
+}
+
 static void test_util(void)
 {
 	uint8_t a[64], b[64], r1[32], r2[32];
@@ -588,6 +627,7 @@ static void test_util(void)
 	memset(b, 0xee, sizeof(b));
 	crypto_wipe(b + 1, 62);
 	tu_check(b[0] == 0xee && b[63] == 0xee && all_zero(b + 1, 62), "crypto_wipe bounds");
+	test_util_lengths();
 	tu_check(crypto_random(r1, sizeof(r1)) && crypto_random(r2, sizeof(r2)),
 		 "crypto_random failed");
 	tu_check(memcmp(r1, r2, sizeof(r1)) != 0 && !all_zero(r1, sizeof(r1)),
