@@ -17,8 +17,9 @@
 /*
  * Poly1305 over in[0..len) padded with zeros to a multiple of 16 bytes
  * (RFC 8439 §2.8): the whole blocks straight from in, a partial last one
- * through block.  No buffering: a WireGuard data message's ciphertext is
- * a multiple of 16 bytes (whitepaper §5.4.6), so it is one call.
+ * through the context's buffer.  No buffering: a WireGuard data message's
+ * ciphertext is a multiple of 16 bytes (whitepaper §5.4.6), so it is one
+ * call.
  */
 static void aead_mac_padded(struct poly1305_ctx *poly, const uint8_t *in, size_t len)
 {

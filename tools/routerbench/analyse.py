@@ -9,7 +9,10 @@ the guest sends or receives):
   MODE-DIRECTION.count   the plugin's window (tools/routerbench/count.c)
   MODE-DIRECTION.json    iperf3 -J of the guest's client
 and kallsyms (the guest's text symbols), modules (its /proc/modules),
-wgd-hwm (wgd's VmHWM in kB, or nothing).
+wgd-hwm (wgd's VmHWM in kB, or nothing).  Rounds after the first (routerbench
+-r) have the same files with .rK before the extension (wgd-hwm.rK): each
+round's totals and ratio are listed, with the medians; the other tables are
+the first round's.
 
 Instructions per byte are per byte of TCP payload (iperf3 -n BYTES); the
 tunnel rows are beyond plain TCP (the plain run's counts subtracted, column
@@ -19,11 +22,12 @@ other modules (tun, pcnet32, mii).  Then, with --detail, the kernel
 functions that differ most between wgd and the kernel's WireGuard, and the
 calls of the functions that say how the I/O batches.
 
---check (the smoke test, tools/routerbench/meson.build): exit 1 unless the
-split is plausible: beyond plain TCP, the kernel's WireGuard runs its
-crypto in its modules (10-60 instructions per byte there, under 3 in user
-space) and wgd in user space (10-80 there, under 3 in the WireGuard
-modules), in both directions, and wgd's peak RSS is known.
+--check (the smoke test, tests/vm/meson.build): exit 1 unless the split is
+plausible: beyond plain TCP, the kernel's WireGuard runs its crypto in its
+modules (10-60 instructions per byte there, under 3 in user space) and wgd
+in user space (10-80 there, under 3 in the WireGuard modules), in both
+directions; each further round costs each tunnel at least 10 instructions
+per byte beyond plain TCP; and wgd's peak RSS is known.
 """
 
 import bisect
@@ -236,6 +240,40 @@ def mbit(path):
         return float("nan")
 
 
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def print_rounds(d, nbytes, direction, title, rounds, syms):
+    """Each round's totals beyond plain TCP and its ratio, then the medians."""
+    mib = nbytes / 1048576.0
+    rows = []
+    for k in range(1, rounds + 1):
+        sfx = "" if k == 1 else ".r%d" % k
+        r = {}
+        for mode in ("plain", "kernel", "wgd"):
+            tot, tbs = read_window(os.path.join(d, "%s-%s%s.count" % (mode, direction, sfx)))
+            r[mode] = (tot, tbs, mbit(os.path.join(d, "%s-%s%s.json" % (mode, direction, sfx))))
+        kern = (r["kernel"][0]["total"] - r["plain"][0]["total"]) / nbytes
+        wgd = (r["wgd"][0]["total"] - r["plain"][0]["total"]) / nbytes
+        rows.append((k, kern, wgd, wgd / kern, calls(r["wgd"][1], syms, "tun_chr_write_iter") / mib,
+                     calls(r["wgd"][1], syms, "udp_recvmsg") / mib, r["kernel"][2], r["wgd"][2]))
+    print("\n%s, %d rounds in one boot: guest instructions per byte of TCP payload beyond plain TCP" %
+          (title, rounds))
+    print("| round | the kernel's WireGuard | wgd | ratio | wgd's TUN writes per MiB |"
+          " wgd's datagrams in per MiB | Mbit/s kernel / wgd (emulated) |")
+    print("|---|---|---|---|---|---|---|")
+    for k, kern, wgd, ratio, tw, ur, mk, mw in rows:
+        print("| %d | %.2f | %.2f | %.2fx | %.1f | %.1f | %.1f / %.1f |" % (k, kern, wgd, ratio, tw, ur, mk, mw))
+    print("| median | %.2f | %.2f | %.2fx | %.1f | %.1f | %.1f / %.1f |" % tuple(
+        median([row[i] for row in rows]) for i in range(1, 8)))
+    # each tunnel costs its crypto beyond plain TCP, in every round
+    return ["%s, round %d: the kernel's WireGuard %.2f, wgd %.2f instructions/byte beyond plain TCP" %
+            (title, row[0], row[1], row[2]) for row in rows if not (row[1] >= 10 and row[2] >= 10)]
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
@@ -262,7 +300,19 @@ def main():
     except OSError:
         pass
     mib = nbytes / 1048576.0
+    rounds = 1
+    while os.path.exists(os.path.join(d, "wgd-recv.r%d.count" % (rounds + 1))):
+        rounds += 1
+    for k in range(2, rounds + 1):
+        try:
+            v = open(os.path.join(d, "wgd-hwm.r%d" % k)).read().strip()
+            if v and (not hwm or int(v) > int(hwm)):
+                hwm = v
+        except (OSError, ValueError):
+            pass
     for direction, title in (("send", "guest sends"), ("recv", "guest receives")):
+        if rounds > 1:
+            bad += print_rounds(d, nbytes, direction, title, rounds, syms)
         runs = {}
         for mode in ("plain", "kernel", "wgd"):
             tot, tbs = read_window(os.path.join(d, "%s-%s.count" % (mode, direction)))
