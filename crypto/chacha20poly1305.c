@@ -34,18 +34,26 @@ static void aead_mac_padded(struct poly1305_ctx *poly, const uint8_t *in, size_t
 	}
 }
 
+/* The tag (chacha20poly1305_impl.h) in poly, which the caller wipes. */
+static void aead_tag(struct poly1305_ctx *poly, uint8_t tag[CHACHA20POLY1305_AUTHTAG_SIZE],
+		     const uint8_t otk[POLY1305_KEY_SIZE], const uint8_t *ad, size_t ad_len, const uint8_t *ct,
+		     size_t ct_len)
+{
+	poly1305_init(poly, otk);
+	aead_mac_padded(poly, ad, ad_len);
+	aead_mac_padded(poly, ct, ct_len);
+	le64_store(poly->buf + 0, (uint64_t)ad_len);
+	le64_store(poly->buf + 8, (uint64_t)ct_len);
+	POLY1305_CORE_BLOCKS(&poly->core, poly->buf, POLY1305_BLOCK_SIZE, 1);
+	POLY1305_CORE_EMIT(&poly->core, tag, poly->s);
+}
+
 void chacha20poly1305_tag(uint8_t tag[CHACHA20POLY1305_AUTHTAG_SIZE], const uint8_t otk[POLY1305_KEY_SIZE],
 			  const uint8_t *ad, size_t ad_len, const uint8_t *ct, size_t ct_len)
 {
 	struct poly1305_ctx poly;
 
-	poly1305_init(&poly, otk);
-	aead_mac_padded(&poly, ad, ad_len);
-	aead_mac_padded(&poly, ct, ct_len);
-	le64_store(poly.buf + 0, (uint64_t)ad_len);
-	le64_store(poly.buf + 8, (uint64_t)ct_len);
-	POLY1305_CORE_BLOCKS(&poly.core, poly.buf, POLY1305_BLOCK_SIZE, 1);
-	POLY1305_CORE_EMIT(&poly.core, tag, poly.s);
+	aead_tag(&poly, tag, otk, ad, ad_len, ct, ct_len);
 	crypto_wipe(&poly, sizeof(poly));
 }
 
@@ -64,6 +72,7 @@ struct aead_scratch {
 	struct chacha20_ctx chacha;
 	uint8_t otk[CHACHA20_BLOCK_SIZE];
 	uint8_t tag[CHACHA20POLY1305_AUTHTAG_SIZE];
+	struct poly1305_ctx poly;
 };
 
 void chacha20poly1305_ietf_encrypt(uint8_t *dst, const uint8_t *src, size_t src_len, const uint8_t *ad,
@@ -78,7 +87,7 @@ void chacha20poly1305_ietf_encrypt(uint8_t *dst, const uint8_t *src, size_t src_
 #endif
 	aead_setup(&s.chacha, s.otk, nonce, key);
 	chacha20_xor(&s.chacha, dst, src, src_len);
-	chacha20poly1305_tag(dst + src_len, s.otk, ad, ad_len, dst, src_len);
+	aead_tag(&s.poly, dst + src_len, s.otk, ad, ad_len, dst, src_len);
 	crypto_wipe(&s, sizeof(s));
 }
 
@@ -103,7 +112,7 @@ bool chacha20poly1305_ietf_decrypt(uint8_t *dst, const uint8_t *src, size_t src_
 		return ok;
 #endif
 	aead_setup(&s.chacha, s.otk, nonce, key);
-	chacha20poly1305_tag(s.tag, s.otk, ad, ad_len, src, ct_len);
+	aead_tag(&s.poly, s.tag, s.otk, ad, ad_len, src, ct_len);
 	ok = crypto_equal(s.tag, src + ct_len, sizeof(s.tag));
 	/* The verdict is the public result; the branch on it is the only one. */
 	crypto_declassify(&ok, sizeof(ok));
