@@ -7,33 +7,16 @@
 #include <sys/random.h>
 
 /*
- * A small word-aligned buffer (the contexts wiped once per packet, 64 to 160
- * bytes) is cleared by stores of an unsigned long (4 bytes on MIPS32, 8 on
- * x86-64) through a volatile pointer, four a turn: the compiler must perform
- * each, and it is fewer instructions than a libc memset() call on MIPS32.
- * Anything else goes to memset().  Either way the empty asm after it takes p
- * and clobbers memory, so the compiler must assume the zeros are read and
- * can drop no store, even to memory about to go out of scope.
+ * memset() through a volatile function pointer: the compiler cannot prove
+ * which function is called, so it cannot drop the "dead" store to memory that
+ * is about to go out of scope.  The empty asm with a "memory" clobber then
+ * makes the zeros visible to any later read the compiler might reorder.
  */
+static void *(*const volatile crypto_memset)(void *, int, size_t) = memset;
+
 void crypto_wipe(void *p, size_t n)
 {
-	const size_t w_size = sizeof(unsigned long);
-
-	if ((((uintptr_t)p | n) & (w_size - 1)) == 0 && n <= 256) {
-		volatile unsigned long *w = p;
-		size_t i;
-
-		for (i = 0; n - i >= 4 * w_size; i += 4 * w_size, w += 4) {
-			w[0] = 0;
-			w[1] = 0;
-			w[2] = 0;
-			w[3] = 0;
-		}
-		for (; i < n; i += w_size)
-			*w++ = 0;
-	} else {
-		memset(p, 0, n);
-	}
+	crypto_memset(p, 0, n);
 	__asm__ __volatile__("" : : "r"(p) : "memory");
 }
 
