@@ -246,20 +246,27 @@ def median(v):
     return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
 
 
+def load_round(d, direction, k, syms):
+    """Round k's runs in one direction: mode -> (totals, blocks, split, Mbit/s)."""
+    sfx = "" if k == 1 else ".r%d" % k
+    runs = {}
+    for mode in ("plain", "kernel", "wgd"):
+        tot, tbs = read_window(os.path.join(d, "%s-%s%s.count" % (mode, direction, sfx)))
+        runs[mode] = (tot, tbs, split(tot, tbs, syms),
+                      mbit(os.path.join(d, "%s-%s%s.json" % (mode, direction, sfx))))
+    return runs
+
+
 def print_rounds(d, nbytes, direction, title, rounds, syms):
     """Each round's totals beyond plain TCP and its ratio, then the medians."""
     mib = nbytes / 1048576.0
     rows = []
     for k in range(1, rounds + 1):
-        sfx = "" if k == 1 else ".r%d" % k
-        r = {}
-        for mode in ("plain", "kernel", "wgd"):
-            tot, tbs = read_window(os.path.join(d, "%s-%s%s.count" % (mode, direction, sfx)))
-            r[mode] = (tot, tbs, mbit(os.path.join(d, "%s-%s%s.json" % (mode, direction, sfx))))
+        r = load_round(d, direction, k, syms)
         kern = (r["kernel"][0]["total"] - r["plain"][0]["total"]) / nbytes
         wgd = (r["wgd"][0]["total"] - r["plain"][0]["total"]) / nbytes
         rows.append((k, kern, wgd, wgd / kern, calls(r["wgd"][1], syms, "tun_chr_write_iter") / mib,
-                     calls(r["wgd"][1], syms, "udp_recvmsg") / mib, r["kernel"][2], r["wgd"][2]))
+                     calls(r["wgd"][1], syms, "udp_recvmsg") / mib, r["kernel"][3], r["wgd"][3]))
     print("\n%s, %d rounds in one boot: guest instructions per byte of TCP payload beyond plain TCP" %
           (title, rounds))
     print("| round | the kernel's WireGuard | wgd | ratio | wgd's TUN writes per MiB |"
@@ -313,10 +320,7 @@ def main():
     for direction, title in (("send", "guest sends"), ("recv", "guest receives")):
         if rounds > 1:
             bad += print_rounds(d, nbytes, direction, title, rounds, syms)
-        runs = {}
-        for mode in ("plain", "kernel", "wgd"):
-            tot, tbs = read_window(os.path.join(d, "%s-%s.count" % (mode, direction)))
-            runs[mode] = (tot, tbs, split(tot, tbs, syms), mbit(os.path.join(d, "%s-%s.json" % (mode, direction))))
+        runs = load_round(d, direction, 1, syms)
         print("\n%s (iperf3 -n %d in the guest%s): guest instructions per byte of TCP payload" %
               (title, nbytes, "" if direction == "send" else " -R"))
         print("| | total | user | kernel | WireGuard modules | other modules | ratio to the kernel's | Mbit/s (emulated) |")
