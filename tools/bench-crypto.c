@@ -182,13 +182,11 @@ enum bench_core { CORE_NONE = -1, CORE_GENERIC, CORE_DISPATCHED };
 static const char *select_core(enum bench_core c)
 {
 #if defined(WGD_ASM_X86_64)
-	bool avx2;
+	static const char *const names[] = { "", "generic C", "AVX2", "AVX-512" };
 
 	if (c == CORE_NONE)
 		return "";
-	avx2 = chacha20_x86_use_avx2(c == CORE_DISPATCHED);
-	avx2 = poly1305_x86_use_avx2(c == CORE_DISPATCHED) && avx2;
-	return avx2 ? "AVX2" : "generic C";
+	return names[crypto_x86_set_level(c == CORE_DISPATCHED ? CRYPTO_X86_AVX512 : CRYPTO_X86_GENERIC)];
 #else
 	return c == CORE_NONE ? "" : "generic C";
 #endif
@@ -643,7 +641,7 @@ int main(int argc, char **argv)
 	if (!compare_only) {
 		for (i = 0; i < n_series; i++) {
 #if defined(WGD_ASM_X86_64)
-			if (s[i].fn == op_poly1305_avx2 && !poly1305_x86_use_avx2(true)) {
+			if (s[i].fn == op_poly1305_avx2 && crypto_x86_cpu_level() < CRYPTO_X86_AVX2) {
 				printf("\n%s: this CPU has no AVX2; skipped\n", s[i].driver);
 				continue;
 			}

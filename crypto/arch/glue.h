@@ -19,24 +19,16 @@
  * either way, so tests and benchmarks can compare the two.
  *
  * WGD_ASM_X86_64 (defined by Meson on x86-64 unless -Dasm=disabled) maps
- * CHACHA20_XOR_CORE to chacha20_x86_xor, which calls the AVX2 core when the
- * CPU has AVX2 (asked once, at the first call) and the generic core
- * otherwise; POLY1305_CORE_BLOCKS to poly1305_x86_blocks, the same choice
- * between the four-way AVX2 Poly1305 (from 256 bytes per call) and the
- * 44-bit generic core, whose state the AVX2 core extends (so _INIT and
- * _EMIT are one pair for both); and it defines CHACHA20POLY1305_ARCH_SEAL
- * and _OPEN, which chacha20poly1305.c tries before its generic code: with
- * the AVX2 ChaCha20 core and from 65 bytes, the Poly1305 key comes out of
- * the first eight-block group.  The generic cores stay compiled, exported
- * and testable (chacha20_x86_use_avx2, poly1305_x86_use_avx2).
- *
- * AVX-512 (not written: this development machine has none, and qemu's TCG
- * cannot run it, so it could not be tested): each choice is one static
- * word set from __builtin_cpu_supports at the first call, so a 16-block
- * ChaCha20 or eight-way Poly1305 would be one more exported core, one more
- * value in chacha20_x86_use_avx2/poly1305_x86_use_avx2's choice and, for
- * the AEAD, a wider first group; the callers and this header's four names
- * stay as they are.
+ * CHACHA20_XOR_CORE to chacha20_x86_xor and POLY1305_CORE_BLOCKS to
+ * poly1305_x86_blocks, which call the core of the level in use
+ * (crypto_x86_level(): generic, AVX2 or AVX-512, the CPU's best unless a test
+ * or benchmark capped it; x86_64/cpu.c).  The vector Poly1305 cores extend
+ * the 44-bit generic core's state (so _INIT and _EMIT are one pair for all)
+ * and take over from a length on (256 bytes for the four-way AVX2 core).  It
+ * also defines CHACHA20POLY1305_ARCH_SEAL and _OPEN, which
+ * chacha20poly1305.c tries before its generic code: from the AVX2 level and
+ * from 65 bytes, the Poly1305 key comes out of the first vector group of
+ * ChaCha20 blocks.  The generic cores stay compiled, exported and testable.
  *
  * Adding an architecture: declare its cores under a new #if branch and map the
  * four names; nothing else in crypto/ changes.
@@ -67,21 +59,28 @@ void poly1305_mips_emit(void *core, uint8_t mac[16], const uint8_t s[16]);
 #if defined(WGD_ASM_X86_64)
 #include <stdbool.h>
 
+/*
+ * The x86-64 cores in use, one level for ChaCha20, Poly1305 and the AEAD
+ * (x86_64/cpu.c): the highest the CPU and OS support unless a test or
+ * benchmark capped it; the daemon never sets it.
+ */
+enum crypto_x86_level {
+	CRYPTO_X86_GENERIC = 1,	/* the generic C cores */
+	CRYPTO_X86_AVX2,	/* AVX2 */
+	CRYPTO_X86_AVX512,	/* AVX-512 F, VL, BW and IFMA */
+};
+/* What this CPU (and OS) can run. */
+int crypto_x86_cpu_level(void);
+/* Use at most max (and at most what the CPU has); returns the level now in use. */
+int crypto_x86_set_level(int max);
+/* The level in use, chosen at the first call (the CPU's best) if not set. */
+int crypto_x86_level(void);
+
 /* Eight blocks at a time; call only where the CPU has AVX2. */
 void chacha20_avx2_xor(uint8_t *dst, const uint8_t *src, size_t len, uint32_t state[16]);
-/* chacha20_avx2_xor on a CPU with AVX2, chacha20_generic_xor elsewhere. */
+/* The core crypto_x86_level() selects. */
 void chacha20_x86_xor(uint8_t *dst, const uint8_t *src, size_t len, uint32_t state[16]);
-/*
- * Sets the core of chacha20_x86_xor: AVX2 if allow and the CPU has it, else
- * the generic one; returns whether AVX2 is now used.  Without a call, the
- * first chacha20_x86_xor chooses as if allow were true.  For tests and
- * benchmarks (the generic AEAD is timed with allow false); the daemon never
- * calls it.
- */
-bool chacha20_x86_use_avx2(bool allow);
 
-/* Whether chacha20_x86_xor runs the AVX2 core (choosing it, if not chosen yet). */
-bool chacha20_x86_avx2_chosen(void);
 /* Keystream blocks state[12] .. state[12] + 7 into out; the state is unchanged.  AVX2 only. */
 void chacha20_avx2_stream8(uint8_t out[512], const uint32_t state[16]);
 /* dst = src XOR ks, len bytes (dst may equal src).  AVX2 only. */
@@ -117,10 +116,8 @@ bool chacha20poly1305_x86_open(bool *ok, uint8_t *dst, const uint8_t *src, size_
 void poly1305_avx2_init(void *core, const uint8_t r[16]);
 void poly1305_avx2_blocks(void *core, const uint8_t *in, size_t len, uint32_t padbit);
 void poly1305_avx2_emit(void *core, uint8_t mac[16], const uint8_t s[16]);
-/* poly1305_avx2_blocks for long inputs on a CPU with AVX2, poly1305_64_blocks otherwise. */
+/* By crypto_x86_level(): poly1305_avx2_blocks for long inputs, else poly1305_64_blocks. */
 void poly1305_x86_blocks(void *core, const uint8_t *in, size_t len, uint32_t padbit);
-/* As chacha20_x86_use_avx2, for the core of poly1305_x86_blocks. */
-bool poly1305_x86_use_avx2(bool allow);
 
 #define POLY1305_CORE_INIT poly1305_avx2_init
 #define POLY1305_CORE_BLOCKS poly1305_x86_blocks

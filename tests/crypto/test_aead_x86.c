@@ -64,8 +64,7 @@ static const struct tu_poly_core core_64 = {
 /* All cores generic (the reference), or as the dispatch chooses on this CPU. */
 static void use_generic(bool generic)
 {
-	chacha20_x86_use_avx2(!generic);
-	poly1305_x86_use_avx2(!generic);
+	crypto_x86_set_level(generic ? CRYPTO_X86_GENERIC : CRYPTO_X86_AVX512);
 }
 
 /* ---- Poly1305 ---- */
@@ -361,22 +360,20 @@ static void aead_dispatch(void)
 	uint8_t key[32] = { 1 }, nonce[12] = { 2 };
 	bool ok = false;
 
-	chacha20_x86_use_avx2(false);
+	crypto_x86_set_level(CRYPTO_X86_GENERIC);
 	tu_check(!chacha20poly1305_x86_seal(out_x86, data, 1000, NULL, 0, nonce, key),
 		 "x86 seal ran with the generic ChaCha20 core");
 	tu_check(!chacha20poly1305_x86_open(&ok, out_x86, data, 1000, NULL, 0, nonce, key),
 		 "x86 open ran with the generic ChaCha20 core");
 	if (!have_avx2)
 		return;
-	chacha20_x86_use_avx2(true);
+	crypto_x86_set_level(CRYPTO_X86_AVX2);
 	tu_check(!chacha20poly1305_x86_seal(out_x86, data, 64, NULL, 0, nonce, key),
 		 "x86 seal ran for 64 bytes");
 	tu_check(chacha20poly1305_x86_seal(out_x86, data, 65, NULL, 0, nonce, key),
 		 "x86 seal declined 65 bytes with AVX2");
 	tu_check(chacha20poly1305_x86_open(&ok, opened, out_x86, 65, NULL, 0, nonce, key) && ok,
 		 "x86 open declined or refused its own 65 bytes");
-	tu_check(poly1305_x86_use_avx2(true), "poly1305_x86_use_avx2(true) on an AVX2 CPU");
-	tu_check(!poly1305_x86_use_avx2(false), "poly1305_x86_use_avx2(false) reports AVX2");
 }
 
 int main(int argc, char **argv)

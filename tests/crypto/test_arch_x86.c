@@ -9,7 +9,7 @@
  *     in chunks of whole blocks;
  *   - counters just below 2^32, so that the call wraps word 12 (the nonce
  *     words must stay put, as in the generic core);
- *   - the run-time dispatch: chacha20_x86_xor follows chacha20_x86_use_avx2.
+ *   - the run-time dispatch: chacha20_x86_xor follows crypto_x86_set_level().
  * Outputs and final states must be equal, and the GUARD bytes on each side
  * of the output untouched.  Exits 77 (skipped) on a CPU without AVX2.
  * Usage: test_arch_x86 [CASES]  (random cases; seed from WGD_TEST_SEED)
@@ -152,15 +152,17 @@ static void counter_wrap(void)
 		}
 }
 
-/* chacha20_x86_xor must run the core that chacha20_x86_use_avx2 reports. */
+/* chacha20_x86_xor must run the core of the level crypto_x86_set_level() reports. */
 static void dispatch(void)
 {
 	uint32_t state[16];
 
 	random_state(state, 0);
-	tu_check(!chacha20_x86_use_avx2(false), "use_avx2(false) reports AVX2");
+	tu_check(crypto_x86_set_level(CRYPTO_X86_GENERIC) == CRYPTO_X86_GENERIC,
+		 "set_level(generic) reports another level");
 	compare("dispatch generic", chacha20_generic_xor, chacha20_x86_xor, 3, 5, 3000, state, 0, 0);
-	tu_check(chacha20_x86_use_avx2(true), "use_avx2(true) on an AVX2 CPU reports generic");
+	tu_check(crypto_x86_set_level(CRYPTO_X86_AVX2) == CRYPTO_X86_AVX2,
+		 "set_level(AVX2) on an AVX2 CPU reports another level");
 	compare("dispatch avx2", chacha20_avx2_xor, chacha20_x86_xor, 3, 5, 3000, state, 0, 0);
 }
 

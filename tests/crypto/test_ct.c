@@ -227,8 +227,7 @@ static void check_x86(void)
 		return;
 	}
 	for (generic = 1; generic >= 0; generic--) {
-		chacha20_x86_use_avx2(!generic);
-		poly1305_x86_use_avx2(!generic);
+		crypto_x86_set_level(generic ? CRYPTO_X86_GENERIC : CRYPTO_X86_AVX512);
 		for (i = 0; i < sizeof(x86_lengths) / sizeof(x86_lengths[0]); i++) {
 			check_aead(AEAD_IETF, x86_lengths[i], false);
 			check_aead(AEAD_IETF, x86_lengths[i], true);

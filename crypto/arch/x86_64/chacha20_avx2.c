@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * ChaCha20 (RFC 8439 §2.3-2.4) eight blocks at a time with AVX2, and the
- * run-time choice between it and the generic core (crypto/chacha20.c).
+ * run-time choice between it and the generic core (crypto/chacha20.c) by
+ * crypto_x86_level().
  *
  * Layout: "vertical", as the generic four-block core: ymm register i holds
  * word i of eight consecutive blocks (lane j = block j), so a round is the
@@ -198,52 +199,11 @@ AVX2_TARGET void chacha20_avx2_xor_ks(uint8_t *dst, const uint8_t *src, const ui
 	avx2_xor_tail(dst, src, ks, len);
 }
 
-/*
- * Run-time choice.  The core in use is one static pointer, NULL until the
- * first call (or chacha20_x86_use_avx2()) sets it.  Two threads that race
- * on the first call both store the same value; relaxed atomics keep that
- * race defined without a fence on every packet.
- *
- * __builtin_cpu_supports("avx2") (libgcc / compiler-rt) reports AVX2 only
- * when the OS also saves the ymm registers (OSXSAVE and XCR0 bits 1 and 2),
- * so a kernel without AVX state support gets the generic core.
- */
-typedef void chacha20_core_fn(uint8_t *dst, const uint8_t *src, size_t len, uint32_t state[16]);
-
-static chacha20_core_fn *chacha20_x86_core;
-
-static bool chacha20_cpu_has_avx2(void)
-{
-	__builtin_cpu_init();
-	return __builtin_cpu_supports("avx2") != 0;
-}
-
-bool chacha20_x86_use_avx2(bool allow)
-{
-	bool avx2 = allow && chacha20_cpu_has_avx2();
-
-	__atomic_store_n(&chacha20_x86_core, avx2 ? chacha20_avx2_xor : chacha20_generic_xor,
-			 __ATOMIC_RELAXED);
-	return avx2;
-}
-
-static chacha20_core_fn *chacha20_x86_choice(void)
-{
-	chacha20_core_fn *core = __atomic_load_n(&chacha20_x86_core, __ATOMIC_RELAXED);
-
-	if (core == NULL) {
-		chacha20_x86_use_avx2(true);
-		core = __atomic_load_n(&chacha20_x86_core, __ATOMIC_RELAXED);
-	}
-	return core;
-}
-
-bool chacha20_x86_avx2_chosen(void)
-{
-	return chacha20_x86_choice() == chacha20_avx2_xor;
-}
-
+/* The core crypto_x86_level() selects (x86_64/cpu.c). */
 void chacha20_x86_xor(uint8_t *dst, const uint8_t *src, size_t len, uint32_t state[16])
 {
-	chacha20_x86_choice()(dst, src, len, state);
+	if (crypto_x86_level() >= CRYPTO_X86_AVX2)
+		chacha20_avx2_xor(dst, src, len, state);
+	else
+		chacha20_generic_xor(dst, src, len, state);
 }

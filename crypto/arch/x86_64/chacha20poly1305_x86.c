@@ -58,7 +58,7 @@ bool chacha20poly1305_x86_seal(uint8_t *dst, const uint8_t *src, size_t len, con
 	struct chacha20_ctx chacha;
 	uint8_t ks[X86_GROUP];
 
-	if (len < X86_MIN_LEN || !chacha20_x86_avx2_chosen())
+	if (len < X86_MIN_LEN || crypto_x86_level() < CRYPTO_X86_AVX2)
 		return false;
 	x86_first_group(&chacha, ks, nonce, key);
 	x86_xor(&chacha, ks, dst, src, len);
@@ -77,7 +77,7 @@ bool chacha20poly1305_x86_open(bool *ok, uint8_t *dst, const uint8_t *src, size_
 	uint8_t tag[CHACHA20POLY1305_AUTHTAG_SIZE];
 	bool good;
 
-	if (ct_len < X86_MIN_LEN || !chacha20_x86_avx2_chosen())
+	if (ct_len < X86_MIN_LEN || crypto_x86_level() < CRYPTO_X86_AVX2)
 		return false;
 	x86_first_group(&chacha, ks, nonce, key);
 	chacha20poly1305_tag(tag, ks, ad, ad_len, src, ct_len);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Poly1305 (RFC 8439 §2.5) four blocks at a time with AVX2, and the run-time
- * choice between it and the generic 44-bit core (crypto/poly1305_64.c).
+ * choice between it and the generic 44-bit core (crypto/poly1305_64.c) by
+ * crypto_x86_level().
  *
  * The sequential rule h = (h + m_i) r, over n blocks, expands to
  *   h_n = (h_0 + m_1) r^n + m_2 r^(n-1) + ... + m_n r.
@@ -297,41 +298,9 @@ void poly1305_avx2_blocks(void *core, const uint8_t *in, size_t len, uint32_t pa
  */
 #define POLY1305_AVX2_MIN 256
 
-/*
- * Run-time choice, as for ChaCha20 (chacha20_avx2.c): one static word, 0
- * until the first call (or poly1305_x86_use_avx2()) sets it to 1 (generic)
- * or 2 (AVX2), read and written with relaxed atomics.  An AVX-512 core
- * would be one more value here and one more branch in poly1305_x86_blocks.
- */
-enum { POLY1305_X86_UNSET, POLY1305_X86_GENERIC, POLY1305_X86_AVX2 };
-
-static int poly1305_x86_core;
-
-bool poly1305_x86_use_avx2(bool allow)
-{
-	bool avx2;
-
-	__builtin_cpu_init();
-	avx2 = allow && __builtin_cpu_supports("avx2");
-	__atomic_store_n(&poly1305_x86_core, avx2 ? POLY1305_X86_AVX2 : POLY1305_X86_GENERIC,
-			 __ATOMIC_RELAXED);
-	return avx2;
-}
-
-static int poly1305_x86_choice(void)
-{
-	int core = __atomic_load_n(&poly1305_x86_core, __ATOMIC_RELAXED);
-
-	if (core == POLY1305_X86_UNSET) {
-		poly1305_x86_use_avx2(true);
-		core = __atomic_load_n(&poly1305_x86_core, __ATOMIC_RELAXED);
-	}
-	return core;
-}
-
 void poly1305_x86_blocks(void *core, const uint8_t *in, size_t len, uint32_t padbit)
 {
-	if (len >= POLY1305_AVX2_MIN && poly1305_x86_choice() == POLY1305_X86_AVX2)
+	if (len >= POLY1305_AVX2_MIN && crypto_x86_level() >= CRYPTO_X86_AVX2)
 		poly1305_avx2_blocks(core, in, len, padbit);
 	else
 		poly1305_64_blocks(&((struct poly1305_x86_state *)core)->s64, in, len, padbit);
