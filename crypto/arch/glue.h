@@ -78,6 +78,13 @@ int crypto_x86_level(void);
 
 /* Eight blocks at a time; call only where the CPU has AVX2. */
 void chacha20_avx2_xor(uint8_t *dst, const uint8_t *src, size_t len, uint32_t state[16]);
+/*
+ * Sixteen blocks at a time (eight for what is left of 512 bytes or less),
+ * any length in vector registers; call only at the AVX-512 level.
+ */
+void chacha20_avx512_xor(uint8_t *dst, const uint8_t *src, size_t len, uint32_t state[16]);
+/* Keystream for len <= 1024 bytes from block state[12] into out; the state is unchanged.  AVX-512 only. */
+void chacha20_avx512_stream(uint8_t *out, size_t len, const uint32_t state[16]);
 /* The core crypto_x86_level() selects. */
 void chacha20_x86_xor(uint8_t *dst, const uint8_t *src, size_t len, uint32_t state[16]);
 

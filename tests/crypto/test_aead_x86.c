@@ -17,8 +17,9 @@
  *   - open of the other side's packets, in place and out of place;
  *   - a flipped bit in the tag, the ciphertext or the AD refused, with dst
  *     (sentinels out of place, the ciphertext in place) untouched;
- *   - the dispatch: chacha20poly1305_x86_seal/_open apply only with the
- *     AVX2 ChaCha20 core and from 65 bytes on.
+ *   - the dispatch: chacha20poly1305_x86_seal/_open apply only from the
+ *     AVX2 level and from 65 bytes on.
+ * The AEAD checks run at every level the CPU has (AVX2, AVX-512).
  * Every output is checked with GUARD bytes on each side.  On a CPU without
  * AVX2 the dispatched code is the generic code: the program says so, runs
  * the AEAD checks (generic against generic and libsodium) and skips the
@@ -53,6 +54,8 @@ static uint8_t data[BUF_SIZE], adbuf[BUF_SIZE];
 static uint8_t out_ref[BUF_SIZE], out_x86[BUF_SIZE], opened[BUF_SIZE], other[BUF_SIZE];
 static struct tu_rng rng;
 static bool have_avx2;
+/* the level the AEAD checks run the dispatched code at */
+static int level_dispatched = CRYPTO_X86_GENERIC;
 
 static const struct tu_poly_core core_avx2 = {
 	"poly1305_avx2", poly1305_avx2_init, poly1305_avx2_blocks, poly1305_avx2_emit
@@ -61,10 +64,10 @@ static const struct tu_poly_core core_64 = {
 	"poly1305_64", poly1305_64_init, poly1305_64_blocks, poly1305_64_emit
 };
 
-/* All cores generic (the reference), or as the dispatch chooses on this CPU. */
+/* All cores generic (the reference), or the level under test. */
 static void use_generic(bool generic)
 {
-	crypto_x86_set_level(generic ? CRYPTO_X86_GENERIC : CRYPTO_X86_AVX512);
+	crypto_x86_set_level(generic ? CRYPTO_X86_GENERIC : level_dispatched);
 }
 
 /* ---- Poly1305 ---- */
@@ -266,7 +269,7 @@ static void aead_every_length(void)
 
 static void aead_every_offset(void)
 {
-	static const size_t lens[] = { 65, 200, 448, 449, 1420, 2048 };
+	static const size_t lens[] = { 65, 200, 448, 449, 960, 961, 1420, 2048 };
 	struct aead_case c;
 	size_t i, s, d;
 
@@ -374,11 +377,21 @@ static void aead_dispatch(void)
 		 "x86 seal declined 65 bytes with AVX2");
 	tu_check(chacha20poly1305_x86_open(&ok, opened, out_x86, 65, NULL, 0, nonce, key) && ok,
 		 "x86 open declined or refused its own 65 bytes");
+	if (crypto_x86_cpu_level() < CRYPTO_X86_AVX512)
+		return;
+	crypto_x86_set_level(CRYPTO_X86_AVX512);
+	tu_check(!chacha20poly1305_x86_seal(out_x86, data, 64, NULL, 0, nonce, key),
+		 "x86 seal ran for 64 bytes (AVX-512)");
+	tu_check(chacha20poly1305_x86_seal(out_x86, data, 65, NULL, 0, nonce, key),
+		 "x86 seal declined 65 bytes with AVX-512");
+	tu_check(chacha20poly1305_x86_open(&ok, opened, out_x86, 65, NULL, 0, nonce, key) && ok,
+		 "x86 open declined or refused its own 65 bytes (AVX-512)");
 }
 
 int main(int argc, char **argv)
 {
 	unsigned long cases = argc > 1 ? strtoul(argv[1], NULL, 10) : 300;
+	int level;
 
 	__builtin_cpu_init();
 	have_avx2 = __builtin_cpu_supports("avx2") != 0;
@@ -400,12 +413,21 @@ int main(int argc, char **argv)
 		printf("test_aead_x86: this CPU (or OS) has no AVX2: the dispatched code is the "
 		       "generic C, which alone is tested (the AVX2 cores are skipped)\n");
 	}
-	use_generic(false);
-	poly_chunked(cases);
-	aead_every_length();
-	aead_every_offset();
-	aead_large(cases);
-	aead_flips();
+	/* the AEAD at every level this CPU has, against the generic code */
+	for (level = have_avx2 ? CRYPTO_X86_AVX2 : CRYPTO_X86_GENERIC;
+	     level <= crypto_x86_cpu_level(); level++) {
+		level_dispatched = level;
+		printf("test_aead_x86: the AEAD at level %d\n", level);
+		use_generic(false);
+		poly_chunked(cases);
+		aead_every_length();
+		aead_every_offset();
+		aead_large(cases);
+		aead_flips();
+	}
+	if (crypto_x86_cpu_level() < CRYPTO_X86_AVX512)
+		printf("test_aead_x86: this CPU (or OS) has no AVX-512 (F, VL, BW, IFMA): the "
+		       "AVX-512 level is not checked\n");
 	aead_dispatch();
 	return tu_exit_status("test_aead_x86");
 }

@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The x86-64 AVX2 ChaCha20 core (crypto/arch/x86_64/chacha20_avx2.c) against
- * the generic C core, on 1 MiB of pseudo-random data:
+ * The x86-64 AVX2 and AVX-512 ChaCha20 cores (crypto/arch/x86_64/chacha20_avx2.c,
+ * chacha20_avx512.c) against the generic C core, on 1 MiB of pseudo-random data:
  *   - the whole MiB at every source and destination offset 0..15, and in
  *     place at every offset;
- *   - every length 0..600 at every source offset, in place and not;
+ *   - every length 0..1100 at every source offset, in place and not;
  *   - random lengths 0..5000 at random offsets and counters, in one call or
  *     in chunks of whole blocks;
  *   - counters just below 2^32, so that the call wraps word 12 (the nonce
  *     words must stay put, as in the generic core);
  *   - the run-time dispatch: chacha20_x86_xor follows crypto_x86_set_level().
  * Outputs and final states must be equal, and the GUARD bytes on each side
- * of the output untouched.  Exits 77 (skipped) on a CPU without AVX2.
+ * of the output untouched.  Exits 77 (skipped) on a CPU without AVX2; the
+ * AVX-512 core is checked where the CPU has it (and said to be skipped
+ * elsewhere).
  * Usage: test_arch_x86 [CASES]  (random cases; seed from WGD_TEST_SEED)
  */
 #include <stdio.h>
@@ -34,6 +36,9 @@
 typedef void core_fn(uint8_t *dst, const uint8_t *src, size_t len, uint32_t state[16]);
 
 static uint8_t data[BUF_SIZE];
+/* the vector core under test, and its name in the messages */
+static core_fn *under_test;
+static const char *under_name;
 static uint8_t out_ref[BUF_SIZE], out_avx[BUF_SIZE];
 static struct tu_rng rng;
 
@@ -80,10 +85,10 @@ static void compare(const char *what, core_fn *ref, core_fn *avx, size_t soff, s
 		done += step;
 	} while (done < len);
 	tu_check_mem(d_avx - GUARD, d_ref - GUARD, len + 2 * GUARD,
-		     "%s: len %zu, src +%zu, dst +%zu%s%s, counter 0x%08x", what, len, soff, doff,
+		     "%s %s: len %zu, src +%zu, dst +%zu%s%s, counter 0x%08x", under_name, what, len, soff, doff,
 		     in_place ? ", in place" : "", chunked ? ", chunked" : "", (unsigned)state[12]);
 	tu_check(memcmp(st_ref, st_avx, sizeof(st_ref)) == 0,
-		 "%s: final state, len %zu, counter 0x%08x", what, len, (unsigned)state[12]);
+		 "%s %s: final state, len %zu, counter 0x%08x", under_name, what, len, (unsigned)state[12]);
 	/* the generic core is the reference: a partial block counts as one */
 	tu_check(st_ref[12] == state[12] + (uint32_t)((len + 63) / 64) &&
 		 memcmp(st_ref + 13, state + 13, 3 * sizeof(uint32_t)) == 0,
@@ -98,11 +103,11 @@ static void whole_mib(void)
 	for (s = 0; s < 16; s++) {
 		for (d = 0; d < 16; d++) {
 			random_state(state, (s + d) % 4 == 0);
-			compare("whole MiB", chacha20_generic_xor, chacha20_avx2_xor, s, d, DATA_SIZE,
+			compare("whole MiB", chacha20_generic_xor, under_test, s, d, DATA_SIZE,
 				state, 0, 0);
 		}
 		random_state(state, 0);
-		compare("whole MiB", chacha20_generic_xor, chacha20_avx2_xor, s, s, DATA_SIZE, state,
+		compare("whole MiB", chacha20_generic_xor, under_test, s, s, DATA_SIZE, state,
 			1, 0);
 	}
 }
@@ -112,10 +117,10 @@ static void every_length(void)
 	uint32_t state[16];
 	size_t len, s;
 
-	for (len = 0; len <= 600; len++)
+	for (len = 0; len <= 1100; len++)
 		for (s = 0; s < 16; s++) {
 			random_state(state, tu_rng_below(&rng, 4) == 0);
-			compare("every length", chacha20_generic_xor, chacha20_avx2_xor, s,
+			compare("every length", chacha20_generic_xor, under_test, s,
 				(s + len) % 16, len, state, (int)(s & 1), 0);
 		}
 }
@@ -130,7 +135,7 @@ static void random_cases(unsigned long cases)
 		size_t s = tu_rng_below(&rng, 16), d = tu_rng_below(&rng, 16);
 
 		random_state(state, tu_rng_below(&rng, 4) == 0);
-		compare("random", chacha20_generic_xor, chacha20_avx2_xor, s, d, len, state,
+		compare("random", chacha20_generic_xor, under_test, s, d, len, state,
 			tu_rng_below(&rng, 2) == 0, tu_rng_below(&rng, 3) == 0);
 	}
 }
@@ -138,7 +143,7 @@ static void random_cases(unsigned long cases)
 /* Every counter from 2^32 - 24 to 2^32 - 1, across whole groups and tails. */
 static void counter_wrap(void)
 {
-	static const size_t lens[] = { 1, 64, 200, 512, 513, 1000, 1420, 4096, 5000 };
+	static const size_t lens[] = { 1, 64, 200, 512, 513, 1000, 1024, 1025, 1420, 4096, 5000 };
 	uint32_t state[16];
 	size_t i;
 	uint32_t k;
@@ -147,7 +152,7 @@ static void counter_wrap(void)
 		for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
 			random_state(state, 0);
 			state[12] = 0u - k;
-			compare("counter wrap", chacha20_generic_xor, chacha20_avx2_xor, k % 16, i,
+			compare("counter wrap", chacha20_generic_xor, under_test, k % 16, i,
 				lens[i], state, (int)(k & 1), 0);
 		}
 }
@@ -164,6 +169,22 @@ static void dispatch(void)
 	tu_check(crypto_x86_set_level(CRYPTO_X86_AVX2) == CRYPTO_X86_AVX2,
 		 "set_level(AVX2) on an AVX2 CPU reports another level");
 	compare("dispatch avx2", chacha20_avx2_xor, chacha20_x86_xor, 3, 5, 3000, state, 0, 0);
+	if (crypto_x86_cpu_level() < CRYPTO_X86_AVX512)
+		return;
+	tu_check(crypto_x86_set_level(CRYPTO_X86_AVX512) == CRYPTO_X86_AVX512,
+		 "set_level(AVX-512) on an AVX-512 CPU reports another level");
+	compare("dispatch avx512", chacha20_avx512_xor, chacha20_x86_xor, 3, 5, 3000, state, 0, 0);
+}
+
+/* One vector core against the generic core. */
+static void check_core(core_fn *core, const char *name, unsigned long cases)
+{
+	under_test = core;
+	under_name = name;
+	whole_mib();
+	every_length();
+	random_cases(cases);
+	counter_wrap();
 }
 
 int main(int argc, char **argv)
@@ -177,10 +198,12 @@ int main(int argc, char **argv)
 	}
 	tu_rng_seed(&rng, tu_seed("test_arch_x86", 0x5eedaa52u));
 	tu_rng_fill(&rng, data, sizeof(data));
-	whole_mib();
-	every_length();
-	random_cases(cases);
-	counter_wrap();
+	check_core(chacha20_avx2_xor, "avx2", cases);
+	if (crypto_x86_cpu_level() >= CRYPTO_X86_AVX512)
+		check_core(chacha20_avx512_xor, "avx512", cases);
+	else
+		printf("test_arch_x86: this CPU (or OS) has no AVX-512 (F, VL, BW, IFMA): the "
+		       "AVX-512 core cannot run here and is not checked\n");
 	dispatch();
 	return tu_exit_status("test_arch_x86");
 }

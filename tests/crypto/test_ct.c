@@ -8,7 +8,7 @@
  * them: a verdict (tag valid or not) is public, the work that led to it is
  * not.  Covered: ChaCha20, Poly1305 and both block cores, the three AEAD
  * forms with good and bad tags, on x86-64 the AVX2 cores and AEAD path with
- * AVX2 and forced generic, BLAKE2s keyed and unkeyed, HMAC, KDF,
+ * AVX2 and forced generic (not AVX-512, which valgrind cannot run), BLAKE2s keyed and unkeyed, HMAC, KDF,
  * crypto_equal/crypto_is_zero and, when built with libsodium, the X25519
  * wrapper.
  *
@@ -227,7 +227,7 @@ static void check_x86(void)
 		return;
 	}
 	for (generic = 1; generic >= 0; generic--) {
-		crypto_x86_set_level(generic ? CRYPTO_X86_GENERIC : CRYPTO_X86_AVX512);
+		crypto_x86_set_level(generic ? CRYPTO_X86_GENERIC : CRYPTO_X86_AVX2);
 		for (i = 0; i < sizeof(x86_lengths) / sizeof(x86_lengths[0]); i++) {
 			check_aead(AEAD_IETF, x86_lengths[i], false);
 			check_aead(AEAD_IETF, x86_lengths[i], true);
@@ -246,6 +246,16 @@ static void check_x86(void)
 		PUBLIC(plain, len);
 	}
 	printf("crypto-ct: x86-64 AVX2 ChaCha20, Poly1305 and AEAD checked, and the generic cores\n");
+	/*
+	 * valgrind (3.19, Debian 12) runs no AVX-512 instruction and hides
+	 * AVX-512 from CPUID, so that level never runs here: its code is
+	 * checked against the generic cores by crypto-arch-x86 and
+	 * crypto-aead-x86, and branches and indexes only on lengths (see
+	 * doc/crypto.md, "AVX-512").
+	 */
+	if (crypto_x86_cpu_level() < CRYPTO_X86_AVX512)
+		printf("crypto-ct: the AVX-512 level is not visible under valgrind (CPUID): not "
+		       "checked here\n");
 }
 #endif
 

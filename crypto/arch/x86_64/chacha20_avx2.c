@@ -202,7 +202,11 @@ AVX2_TARGET void chacha20_avx2_xor_ks(uint8_t *dst, const uint8_t *src, const ui
 /* The core crypto_x86_level() selects (x86_64/cpu.c). */
 void chacha20_x86_xor(uint8_t *dst, const uint8_t *src, size_t len, uint32_t state[16])
 {
-	if (crypto_x86_level() >= CRYPTO_X86_AVX2)
+	int level = crypto_x86_level();
+
+	if (level >= CRYPTO_X86_AVX512)
+		chacha20_avx512_xor(dst, src, len, state);
+	else if (level >= CRYPTO_X86_AVX2)
 		chacha20_avx2_xor(dst, src, len, state);
 	else
 		chacha20_generic_xor(dst, src, len, state);

@@ -22,9 +22,8 @@
 #include "crypto/chacha20poly1305_impl.h"
 #include "crypto/util.h"
 
-#define X86_GROUP (8 * CHACHA20_BLOCK_SIZE)
-/* data bytes covered by the first group, whose block 0 is the Poly1305 key */
-#define X86_FIRST (X86_GROUP - CHACHA20_BLOCK_SIZE)
+/* the largest first group: sixteen blocks (AVX-512), eight with AVX2 */
+#define X86_GROUP_MAX (16 * CHACHA20_BLOCK_SIZE)
 /*
  * Up to one block of data, the generic path's two scalar blocks (key and
  * data) cost about what one eight-block group does (chacha20_avx2.c,
@@ -32,38 +31,63 @@
  */
 #define X86_MIN_LEN (CHACHA20_BLOCK_SIZE + 1)
 
-/* Blocks 0..7 into ks; chacha is left at block 8. */
-static void x86_first_group(struct chacha20_ctx *chacha, uint8_t ks[X86_GROUP],
-			    const uint8_t nonce[12], const uint8_t key[32])
+/*
+ * The first group's keystream into ks: block 0 (the Poly1305 key) and the
+ * blocks of the first data bytes, as many as the level's group holds.
+ * Returns the group's size in bytes (ks + 64 covers that less 64 bytes of
+ * data); chacha is left at the block after the group.
+ */
+static size_t x86_first_group(struct chacha20_ctx *chacha, uint8_t ks[X86_GROUP_MAX], size_t len,
+			      int level, const uint8_t nonce[12], const uint8_t key[32])
 {
+	size_t group = 8 * CHACHA20_BLOCK_SIZE;
+
 	chacha20_init(chacha, key, nonce, 0);
-	chacha20_avx2_stream8(ks, chacha->state);
-	chacha->state[12] = 8;
+	if (level >= CRYPTO_X86_AVX512) {
+		/* sixteen blocks if the data needs more than eight */
+		if (len > group - CHACHA20_BLOCK_SIZE)
+			group = X86_GROUP_MAX;
+		chacha20_avx512_stream(ks, group, chacha->state);
+	} else {
+		chacha20_avx2_stream8(ks, chacha->state);
+	}
+	chacha->state[12] = (uint32_t)(group / CHACHA20_BLOCK_SIZE);
+	return group;
 }
 
-/* dst = src XOR keystream from block 1: the first X86_FIRST bytes from ks. */
-static void x86_xor(struct chacha20_ctx *chacha, const uint8_t ks[X86_GROUP], uint8_t *dst,
-		    const uint8_t *src, size_t len)
+/* The data bytes the first group covers. */
+static size_t x86_first_len(size_t group, size_t len)
 {
-	size_t first = len < X86_FIRST ? len : X86_FIRST;
+	return len < group - CHACHA20_BLOCK_SIZE ? len : group - CHACHA20_BLOCK_SIZE;
+}
 
+/* dst = src XOR keystream from block 1: the first "first" bytes from ks. */
+static void x86_xor(struct chacha20_ctx *chacha, const uint8_t ks[X86_GROUP_MAX], size_t first,
+		    int level, uint8_t *dst, const uint8_t *src, size_t len)
+{
 	chacha20_avx2_xor_ks(dst, src, ks + CHACHA20_BLOCK_SIZE, first);
-	if (len > first)
+	if (len == first)
+		return;
+	if (level >= CRYPTO_X86_AVX512)
+		chacha20_avx512_xor(dst + first, src + first, len - first, chacha->state);
+	else
 		chacha20_avx2_xor(dst + first, src + first, len - first, chacha->state);
 }
 
 bool chacha20poly1305_x86_seal(uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *ad,
 			       size_t ad_len, const uint8_t nonce[12], const uint8_t key[32])
 {
+	int level = crypto_x86_level();
 	struct chacha20_ctx chacha;
-	uint8_t ks[X86_GROUP];
+	uint8_t ks[X86_GROUP_MAX];
+	size_t group;
 
-	if (len < X86_MIN_LEN || crypto_x86_level() < CRYPTO_X86_AVX2)
+	if (len < X86_MIN_LEN || level < CRYPTO_X86_AVX2)
 		return false;
-	x86_first_group(&chacha, ks, nonce, key);
-	x86_xor(&chacha, ks, dst, src, len);
+	group = x86_first_group(&chacha, ks, len, level, nonce, key);
+	x86_xor(&chacha, ks, x86_first_len(group, len), level, dst, src, len);
 	chacha20poly1305_tag(dst + len, ks, ad, ad_len, dst, len);
-	crypto_wipe(ks, sizeof(ks));
+	crypto_wipe(ks, group);
 	chacha20_clear(&chacha);
 	return true;
 }
@@ -72,22 +96,24 @@ bool chacha20poly1305_x86_open(bool *ok, uint8_t *dst, const uint8_t *src, size_
 			       const uint8_t *ad, size_t ad_len, const uint8_t nonce[12],
 			       const uint8_t key[32])
 {
+	int level = crypto_x86_level();
 	struct chacha20_ctx chacha;
-	uint8_t ks[X86_GROUP];
+	uint8_t ks[X86_GROUP_MAX];
 	uint8_t tag[CHACHA20POLY1305_AUTHTAG_SIZE];
+	size_t group;
 	bool good;
 
-	if (ct_len < X86_MIN_LEN || crypto_x86_level() < CRYPTO_X86_AVX2)
+	if (ct_len < X86_MIN_LEN || level < CRYPTO_X86_AVX2)
 		return false;
-	x86_first_group(&chacha, ks, nonce, key);
+	group = x86_first_group(&chacha, ks, ct_len, level, nonce, key);
 	chacha20poly1305_tag(tag, ks, ad, ad_len, src, ct_len);
 	good = crypto_equal(tag, src + ct_len, sizeof(tag));
 	/* The verdict is the public result; the branch on it is the only one. */
 	crypto_declassify(&good, sizeof(good));
 	if (good)
-		x86_xor(&chacha, ks, dst, src, ct_len);
+		x86_xor(&chacha, ks, x86_first_len(group, ct_len), level, dst, src, ct_len);
 	crypto_wipe(tag, sizeof(tag));
-	crypto_wipe(ks, sizeof(ks));
+	crypto_wipe(ks, group);
 	chacha20_clear(&chacha);
 	*ok = good;
 	return true;
