@@ -39,11 +39,15 @@ bool crypto_random(void *buf, size_t n);
  * Declares n bytes at p public from here on: a value computed from secrets
  * that is the function's public result anyway (an AEAD tag verdict).  A
  * no-op in the library; the constant-time check (tests/crypto/test_ct.c,
- * valgrind) builds a copy with WGD_CT_CHECK, where it tells memcheck that
- * a branch on this value is allowed, and every other branch on secrets
- * still fails the check.
+ * under valgrind, or built with MemorySanitizer: WGD_CT_MSAN) builds a
+ * copy with WGD_CT_CHECK, where it tells the checker that a branch on this
+ * value is allowed, and every other branch on secrets still fails the check.
  */
-#ifdef WGD_CT_CHECK
+#if defined(WGD_CT_CHECK) && defined(WGD_CT_MSAN)
+/* the same check with MemorySanitizer's shadow instead of memcheck's */
+#include <sanitizer/msan_interface.h>
+#define crypto_declassify(p, n) __msan_unpoison((p), (n))
+#elif defined(WGD_CT_CHECK)
 #include <valgrind/memcheck.h>
 #define crypto_declassify(p, n) ((void)VALGRIND_MAKE_MEM_DEFINED((p), (n)))
 #else
