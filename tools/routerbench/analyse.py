@@ -62,6 +62,8 @@ CALLS = [
     ("tcp_v4_rcv", "tcp_v4_rcv (TCP segments in)"), ("tcp_transmit_skb", "__tcp_transmit_skb"),
     ("__tcp_transmit_skb", "__tcp_transmit_skb"),
     ("pcnet32_start_xmit", "pcnet32 frames out"), ("pcnet32_rx", "pcnet32 rx polls"),
+    ("pcnet32_interrupt", "pcnet32 interrupts"), ("pcnet32_poll", "pcnet32 NAPI polls"),
+    ("net_tx_action", "net_tx_action (NET_TX softirq)"),
     ("wg_xmit", "wireguard xmit"), ("wg_packet_receive", "wireguard packets in"),
     ("napi_gro_receive", "napi_gro_receive"), ("netif_receive_skb", "netif_receive_skb"),
     ("memcpy", "memcpy"), ("__raw_copy_to_user", "copies to or from user space"),
