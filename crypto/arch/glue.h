@@ -116,7 +116,17 @@ bool chacha20poly1305_x86_open(bool *ok, uint8_t *dst, const uint8_t *src, size_
 void poly1305_avx2_init(void *core, const uint8_t r[16]);
 void poly1305_avx2_blocks(void *core, const uint8_t *in, size_t len, uint32_t padbit);
 void poly1305_avx2_emit(void *core, uint8_t mac[16], const uint8_t s[16]);
-/* By crypto_x86_level(): poly1305_avx2_blocks for long inputs, else poly1305_64_blocks. */
+/*
+ * Poly1305, eight blocks at a time with AVX-512 IFMA in the 44-bit core's
+ * limbs (x86_64/poly1305_avx512.c), on the same state: _init and _emit are
+ * the AVX2 core's; takes any multiple of 16 bytes and runs only at the
+ * AVX-512 level.
+ */
+void poly1305_avx512_blocks(void *core, const uint8_t *in, size_t len, uint32_t padbit);
+/*
+ * By crypto_x86_level() and the length: poly1305_avx512_blocks or
+ * poly1305_avx2_blocks for long inputs, else poly1305_64_blocks.
+ */
 void poly1305_x86_blocks(void *core, const uint8_t *in, size_t len, uint32_t padbit);
 
 #define POLY1305_CORE_INIT poly1305_avx2_init
