@@ -173,9 +173,14 @@ AVX512_INLINE void v_load(__m512i *m0, __m512i *m1, __m512i *m2, const uint8_t *
 		hibit = _mm512_maskz_mov_epi64(lanes, hibit);
 	}
 	*m0 = _mm512_and_si512(lo, m44);
-	/* (lo >> 44 | hi << 20) & M44: bits 44..87 */
-	*m1 = _mm512_ternarylogic_epi64(_mm512_srli_epi64(lo, 44), _mm512_slli_epi64(hi, 20), m44,
-					0xa8);
+	/*
+	 * Bits 44..87.  Plain OR and AND rather than vpternlogq: the compiler
+	 * may fuse them, and MemorySanitizer (crypto-ct-msan) propagates its
+	 * shadow through them, where it reports any secret operand of an
+	 * intrinsic it does not know, such as vpternlogq in clang 14.
+	 */
+	*m1 = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(lo, 44), _mm512_slli_epi64(hi, 20)),
+			       m44);
 	*m2 = _mm512_or_si512(_mm512_srli_epi64(hi, 24), hibit);
 }
 
