@@ -258,6 +258,13 @@ static void op_poly1305_avx2(size_t len, size_t idx)
 	(void)idx;
 	poly1305_with_core(len, poly1305_avx2_init, poly1305_avx2_blocks, poly1305_avx2_emit);
 }
+
+/* the AVX-512 core on every length, on the AVX2 core's state */
+static void op_poly1305_avx512(size_t len, size_t idx)
+{
+	(void)idx;
+	poly1305_with_core(len, poly1305_avx2_init, poly1305_avx512_blocks, poly1305_avx2_emit);
+}
 #endif
 
 static void op_aead_encrypt(size_t len, size_t idx)
@@ -591,6 +598,8 @@ int main(int argc, char **argv)
 		  { { 0, 0 } } },
 		{ "poly1305", "poly1305_avx2, 4 x 26-bit limbs", "", 256, op_poly1305_avx2,
 		  CORE_DISPATCHED, { { 0, 0 } } },
+		{ "poly1305", "poly1305_avx512, 8 x 44-bit limbs (IFMA)", "", 256, op_poly1305_avx512,
+		  CORE_DISPATCHED, { { 0, 0 } } },
 		{ "rfc7539(chacha20,poly1305)", "chacha20poly1305_encrypt", "encryption", 256,
 		  op_aead_encrypt, CORE_DISPATCHED, { { 0, 0 } } },
 		{ "rfc7539(chacha20,poly1305)", "chacha20poly1305_decrypt", "decryption", 256,
@@ -643,6 +652,12 @@ int main(int argc, char **argv)
 #if defined(WGD_ASM_X86_64)
 			if (s[i].fn == op_poly1305_avx2 && crypto_x86_cpu_level() < CRYPTO_X86_AVX2) {
 				printf("\n%s: this CPU has no AVX2; skipped\n", s[i].driver);
+				continue;
+			}
+			if (s[i].fn == op_poly1305_avx512 &&
+			    crypto_x86_cpu_level() < CRYPTO_X86_AVX512) {
+				printf("\n%s: this CPU has no AVX-512 (F, VL, BW, IFMA); skipped\n",
+				       s[i].driver);
 				continue;
 			}
 #endif

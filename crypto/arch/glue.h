@@ -22,9 +22,10 @@
  * CHACHA20_XOR_CORE to chacha20_x86_xor and POLY1305_CORE_BLOCKS to
  * poly1305_x86_blocks, which call the core of the level in use
  * (crypto_x86_level(): generic, AVX2 or AVX-512, the CPU's best unless a test
- * or benchmark capped it; x86_64/cpu.c).  The vector Poly1305 cores extend
- * the 44-bit generic core's state (so _INIT and _EMIT are one pair for all)
- * and take over from a length on (256 bytes for the four-way AVX2 core).  It
+ * or benchmark capped it; x86_64/cpu.c).  The vector Poly1305 cores, four
+ * blocks a step with AVX2 and eight with AVX-512 IFMA, extend the 44-bit
+ * generic core's state (so _INIT and _EMIT are one pair for all) and take
+ * over from a length on (256 bytes for AVX2, 128 for AVX-512).  It
  * also defines CHACHA20POLY1305_ARCH_SEAL and _OPEN, which
  * chacha20poly1305.c tries before its generic code: from the AVX2 level and
  * from 65 bytes, the Poly1305 key comes out of the first vector group of
@@ -123,7 +124,18 @@ bool chacha20poly1305_x86_open(bool *ok, uint8_t *dst, const uint8_t *src, size_
 void poly1305_avx2_init(void *core, const uint8_t r[16]);
 void poly1305_avx2_blocks(void *core, const uint8_t *in, size_t len, uint32_t padbit);
 void poly1305_avx2_emit(void *core, uint8_t mac[16], const uint8_t s[16]);
-/* By crypto_x86_level(): poly1305_avx2_blocks for long inputs, else poly1305_64_blocks. */
+/*
+ * Poly1305, eight blocks at a time with AVX-512 IFMA in the 44-bit core's
+ * limbs (x86_64/poly1305_avx512.c), on the same state: _init and _emit are
+ * the AVX2 core's; takes any multiple of 16 bytes and runs only at the
+ * AVX-512 level.
+ */
+void poly1305_avx512_blocks(void *core, const uint8_t *in, size_t len, uint32_t padbit);
+/*
+ * By crypto_x86_level() and the length: poly1305_avx512_blocks from 128
+ * bytes at the AVX-512 level, poly1305_avx2_blocks from 256 at the AVX2
+ * level, else poly1305_64_blocks.
+ */
 void poly1305_x86_blocks(void *core, const uint8_t *in, size_t len, uint32_t padbit);
 
 #define POLY1305_CORE_INIT poly1305_avx2_init

@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The x86-64 AVX2 Poly1305 core (crypto/arch/x86_64/poly1305_avx2.c) and the
- * x86-64 AEAD (crypto/arch/x86_64/chacha20poly1305_x86.c) against the
- * generic C and, when built with it, libsodium:
- *   Poly1305, the AVX2 core against the 44-bit core:
+ * The x86-64 AVX2 and AVX-512 Poly1305 cores (crypto/arch/x86_64/
+ * poly1305_avx2.c, poly1305_avx512.c) and the x86-64 AEAD
+ * (crypto/arch/x86_64/chacha20poly1305_x86.c) against the generic C and,
+ * when built with it, libsodium:
+ *   Poly1305, each vector core against the 44-bit core (the AVX-512 one
+ *   where the CPU has it, else the program says so):
  *   - every length 0..2048 at every source offset 0..63;
  *   - random lengths up to 65535; the largest clamped r with messages of
  *     all-ones and all-zero bytes (the limb bounds of the vector code);
- *   - poly1305_update in random pieces (the dispatched core) == one call;
+ *   - the accumulator entering at the largest limbs the cores leave between
+ *     calls; every length to 4096 against unmapped pages on either side (a
+ *     load outside the message faults: the AVX-512 core's masked loads);
+ *   - the state handed between the three cores at random block boundaries;
+ *   - poly1305_update in random pieces (the dispatched core) == one call,
+ *     at every level the CPU has;
  *   the AEAD, dispatched (the AVX2 path) against the generic C (every core
  *   forced generic) and libsodium:
  *   - every length 0..2048, in place and out of place, with source,
@@ -29,6 +36,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #ifdef TEST_HAVE_SODIUM
 #include <sodium.h>
 #endif
@@ -60,6 +69,10 @@ static int level_dispatched = CRYPTO_X86_GENERIC;
 static const struct tu_poly_core core_avx2 = {
 	"poly1305_avx2", poly1305_avx2_init, poly1305_avx2_blocks, poly1305_avx2_emit
 };
+/* the AVX-512 core has the AVX2 core's state, _init and _emit */
+static const struct tu_poly_core core_avx512 = {
+	"poly1305_avx512", poly1305_avx2_init, poly1305_avx512_blocks, poly1305_avx2_emit
+};
 static const struct tu_poly_core core_64 = {
 	"poly1305_64", poly1305_64_init, poly1305_64_blocks, poly1305_64_emit
 };
@@ -72,17 +85,18 @@ static void use_generic(bool generic)
 
 /* ---- Poly1305 ---- */
 
-static void poly_compare(const char *what, const uint8_t *msg, size_t len, const uint8_t key[32])
+static void poly_compare(const struct tu_poly_core *core, const char *what, const uint8_t *msg,
+			 size_t len, const uint8_t key[32])
 {
 	uint8_t want[16], got[16];
 
 	tu_poly1305_core(&core_64, want, msg, len, key);
-	tu_poly1305_core(&core_avx2, got, msg, len, key);
-	tu_check_mem(got, want, 16, "poly1305 %s: AVX2 core, len %zu, offset %zu", what, len,
-		     (size_t)(msg - data) % 64);
+	tu_poly1305_core(core, got, msg, len, key);
+	tu_check_mem(got, want, 16, "poly1305 %s: %s, len %zu, address %% 64 = %zu", what,
+		     core->name, len, (size_t)((uintptr_t)msg % 64));
 }
 
-static void poly_every_length(void)
+static void poly_every_length(const struct tu_poly_core *core)
 {
 	uint8_t key[32];
 	size_t len, off;
@@ -90,7 +104,7 @@ static void poly_every_length(void)
 	for (len = 0; len <= 2048; len++)
 		for (off = 0; off < 64; off++) {
 			tu_rng_fill(&rng, key, sizeof(key));
-			poly_compare("every length", data + BASE + off, len, key);
+			poly_compare(core, "every length", data + BASE + off, len, key);
 		}
 }
 
@@ -99,7 +113,7 @@ static void poly_every_length(void)
  * maximum or zero: the sums of products in the vector code reach their
  * bounds.  s all ones makes the final addition carry through.
  */
-static void poly_extremes(void)
+static void poly_extremes(const struct tu_poly_core *core)
 {
 	static const size_t lens[] = { 64, 256, 1024, 1420, 4096, 65535 };
 	uint8_t key[32];
@@ -108,18 +122,18 @@ static void poly_extremes(void)
 	memset(key, 0xff, sizeof(key));
 	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
 		memset(out_ref, 0xff, lens[i]);
-		poly_compare("r, s and message all ones", out_ref, lens[i], key);
+		poly_compare(core, "r, s and message all ones", out_ref, lens[i], key);
 		memset(out_ref, 0, lens[i]);
-		poly_compare("r, s all ones, message zero", out_ref, lens[i], key);
+		poly_compare(core, "r, s all ones, message zero", out_ref, lens[i], key);
 	}
 	memset(out_ref, 0xff, MAX_LEN);
 	for (i = 0; i < 32; i++) {
 		tu_rng_fill(&rng, key, sizeof(key));
-		poly_compare("random key, message all ones", out_ref, 256 + 64 * i, key);
+		poly_compare(core, "random key, message all ones", out_ref, 256 + 64 * i, key);
 	}
 }
 
-static void poly_large(unsigned long cases)
+static void poly_large(const struct tu_poly_core *core, unsigned long cases)
 {
 	uint8_t key[32];
 	unsigned long i;
@@ -128,8 +142,113 @@ static void poly_large(unsigned long cases)
 		size_t len = tu_rng_below(&rng, 65536), off = tu_rng_below(&rng, 64);
 
 		tu_rng_fill(&rng, key, sizeof(key));
-		poly_compare("large", data + BASE + off, len, key);
+		poly_compare(core, "large", data + BASE + off, len, key);
 	}
+}
+
+/*
+ * The accumulator entering a call at the largest limbs the cores may leave
+ * between calls (crypto/poly1305_impl.h: < 2^44, < 2^44 + 2^14,
+ * < 2^42 + 2^17), with the largest r and all-ones messages of 1..48 blocks
+ * and of a packet's 88, against the 44-bit core from the same state.
+ */
+static void poly_bounds(const struct tu_poly_core *core)
+{
+	static const uint64_t hmax[3] = { (1ull << 44) - 1, (1ull << 44) + (1ull << 14) - 1,
+					  (1ull << 42) + (1ull << 17) - 1 };
+	const struct tu_poly_core *cores[2] = { &core_64, core };
+	uint8_t key[32], mac[2][16];
+	size_t blocks;
+	int c;
+
+	memset(key, 0xff, sizeof(key));
+	memset(out_ref, 0xff, 1408);
+	for (blocks = 1; blocks <= 49; blocks++) {
+		size_t len = 16 * (blocks <= 48 ? blocks : 88);
+
+		for (c = 0; c < 2; c++) {
+			struct poly1305_ctx ctx;
+			struct poly1305_64_state *st = (struct poly1305_64_state *)&ctx.core;
+
+			cores[c]->init(&ctx.core, key);
+			memcpy(st->h, hmax, sizeof(hmax));
+			cores[c]->blocks(&ctx.core, out_ref, len, 1);
+			cores[c]->emit(&ctx.core, mac[c], key + 16);
+		}
+		tu_check_mem(mac[1], mac[0], 16, "poly1305 %s from the largest h, len %zu",
+			     core->name, len);
+	}
+}
+
+/*
+ * Messages that begin right after, or end right before, an unmapped page:
+ * a load outside the message faults.  Every length 0..4096.
+ */
+static void poly_page_edges(const struct tu_poly_core *core)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), len;
+	uint8_t *map = mmap(NULL, 3 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t key[32];
+
+	if (map == MAP_FAILED || page < 4096 || mprotect(map + page, page, PROT_READ | PROT_WRITE)) {
+		tu_check(false, "poly1305 page edges: mmap/mprotect failed");
+		return;
+	}
+	tu_rng_fill(&rng, map + page, page);
+	for (len = 0; len <= 4096; len++) {
+		tu_rng_fill(&rng, key, sizeof(key));
+		poly_compare(core, "after an unmapped page", map + page, len, key);
+		poly_compare(core, "before an unmapped page", map + 2 * page - len, len, key);
+	}
+	munmap(map, 3 * page);
+}
+
+/*
+ * One message through the three cores in turn on one state, each taking a
+ * random number of blocks (0..40), against the 44-bit core in one call:
+ * each core continues from whatever accumulator another left.
+ */
+static void poly_handover(unsigned long cases)
+{
+	const struct tu_poly_core *cores[3] = { &core_64, &core_avx2, &core_avx512 };
+	uint8_t key[32], want[16], got[16];
+	unsigned long i;
+
+	for (i = 0; i < cases; i++) {
+		size_t len = 16 * tu_rng_below(&rng, 257), done = 0;
+		const uint8_t *msg = data + BASE + tu_rng_below(&rng, 64);
+		struct poly1305_ctx ctx;
+
+		tu_rng_fill(&rng, key, sizeof(key));
+		tu_poly1305_core(&core_64, want, msg, len, key);
+		poly1305_avx2_init(&ctx.core, key);
+		while (done < len) {
+			size_t step = 16 * tu_rng_below(&rng, 41);
+
+			if (step > len - done)
+				step = len - done;
+			cores[tu_rng_below(&rng, 3)]->blocks(&ctx.core, msg + done, step, 1);
+			done += step;
+		}
+		poly1305_avx2_emit(&ctx.core, got, key + 16);
+		tu_check_mem(got, want, 16, "poly1305 handed between the cores, len %zu", len);
+	}
+}
+
+/* The AVX-512 core where the CPU has it: the AVX2 core's cases and the handover. */
+static void poly_avx512(unsigned long cases)
+{
+	if (crypto_x86_cpu_level() < CRYPTO_X86_AVX512) {
+		printf("test_aead_x86: this CPU (or OS) has no AVX-512 (F, VL, BW, IFMA): the "
+		       "AVX-512 Poly1305 core is not checked\n");
+		return;
+	}
+	poly_every_length(&core_avx512);
+	poly_extremes(&core_avx512);
+	poly_large(&core_avx512, cases);
+	poly_bounds(&core_avx512);
+	poly_page_edges(&core_avx512);
+	poly_handover(cases);
 }
 
 /* poly1305_update (dispatched) in random pieces, some long enough for the vector path */
@@ -406,9 +525,12 @@ int main(int argc, char **argv)
 	tu_rng_fill(&rng, data, sizeof(data));
 	tu_rng_fill(&rng, adbuf, sizeof(adbuf));
 	if (have_avx2) {
-		poly_every_length();
-		poly_extremes();
-		poly_large(cases);
+		poly_every_length(&core_avx2);
+		poly_extremes(&core_avx2);
+		poly_large(&core_avx2, cases);
+		poly_bounds(&core_avx2);
+		poly_page_edges(&core_avx2);
+		poly_avx512(cases);
 	} else {
 		printf("test_aead_x86: this CPU (or OS) has no AVX2: the dispatched code is the "
 		       "generic C, which alone is tested (the AVX2 cores are skipped)\n");

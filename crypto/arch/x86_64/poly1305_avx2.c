@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Poly1305 (RFC 8439 §2.5) four blocks at a time with AVX2, and the run-time
- * choice between it and the generic 44-bit core (crypto/poly1305_64.c) by
- * crypto_x86_level().
+ * choice between it, the AVX-512 core (poly1305_avx512.c) and the generic
+ * 44-bit core (crypto/poly1305_64.c) by crypto_x86_level() and the length.
  *
  * The sequential rule h = (h + m_i) r, over n blocks, expands to
  *   h_n = (h_0 + m_1) r^n + m_2 r^(n-1) + ... + m_n r.
@@ -297,10 +297,25 @@ void poly1305_avx2_blocks(void *core, const uint8_t *in, size_t len, uint32_t pa
  * not; see the figures next to poly1305_x86_blocks in doc/performance.md.
  */
 #define POLY1305_AVX2_MIN 256
+/*
+ * The same for the AVX-512 core, whose fixed cost is two vector products
+ * for r^3..r^8 at every call and the last group's products and lane sum:
+ * with a fresh key it beats the 44-bit core from 80..128 bytes, depending
+ * on the load of the machine, and always from 128 (one group of eight
+ * blocks); see doc/crypto.md, "x86-64 AVX-512 Poly1305".
+ */
+#define POLY1305_AVX512_MIN 128
+_Static_assert(POLY1305_AVX512_MIN <= POLY1305_AVX2_MIN,
+	       "poly1305_x86_blocks asks for the level only from POLY1305_AVX512_MIN");
 
 void poly1305_x86_blocks(void *core, const uint8_t *in, size_t len, uint32_t padbit)
 {
-	if (len >= POLY1305_AVX2_MIN && crypto_x86_level() >= CRYPTO_X86_AVX2)
+	/* the lengths block and a padded last block never ask */
+	int level = len >= POLY1305_AVX512_MIN ? crypto_x86_level() : CRYPTO_X86_GENERIC;
+
+	if (level >= CRYPTO_X86_AVX512)
+		poly1305_avx512_blocks(core, in, len, padbit);
+	else if (len >= POLY1305_AVX2_MIN && level >= CRYPTO_X86_AVX2)
 		poly1305_avx2_blocks(core, in, len, padbit);
 	else
 		poly1305_64_blocks(&((struct poly1305_x86_state *)core)->s64, in, len, padbit);
