@@ -97,10 +97,11 @@ void chacha20_avx2_xor_ks(uint8_t *dst, const uint8_t *src, const uint8_t *ks, s
 #define CHACHA20_XOR_CORE chacha20_x86_xor
 
 /*
- * The AEAD (x86_64/chacha20poly1305_x86.c): where chacha20_x86_xor runs the
- * AVX2 core and the input is longer than one block, the Poly1305 key comes
- * out of the first eight-block group with the first 448 bytes of data
- * keystream, instead of a scalar block of its own.  Each returns false
+ * The AEAD (x86_64/chacha20poly1305_x86.c): from the AVX2 level and for
+ * inputs longer than one block, the Poly1305 key comes out of the first
+ * vector group of ChaCha20 blocks (eight with AVX2; sixteen with AVX-512
+ * when the data needs more than seven) with the keystream of the first
+ * data bytes, instead of a scalar block of its own.  Each returns false
  * without touching anything when it does not apply; chacha20poly1305.c
  * then runs the generic code.  Open verifies the tag before it writes dst.
  */

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ChaCha20-Poly1305 (RFC 8439 §2.8) on x86-64 with the AVX2 ChaCha20 core.
+ * ChaCha20-Poly1305 (RFC 8439 §2.8) on x86-64 with the vector ChaCha20 cores
+ * (AVX2, AVX-512).
  *
  * The generic AEAD (crypto/chacha20poly1305.c) makes the Poly1305 key from
  * keystream block 0 with a scalar block of its own, then encrypts from block
- * 1.  Here the first eight-block AVX2 group, blocks 0..7, gives both: the
- * key from block 0 and the keystream of the first 448 data bytes from blocks
- * 1..7.  A 1420-byte packet needs blocks 0..23, exactly three groups,
- * instead of a scalar block and three groups.
+ * 1.  Here the first vector group gives both: the key from block 0 and the
+ * keystream of the first data bytes from the group's other blocks: blocks
+ * 0..7 with AVX2 (448 data bytes), blocks 0..15 at the AVX-512 level when
+ * the data needs more than seven blocks (960 bytes).  A 1420-byte packet
+ * needs blocks 0..23: three AVX2 groups, or one sixteen- and one eight-block
+ * AVX-512 group, instead of a scalar block and then the groups.
  *
  * The data is still passed over twice, ChaCha20 then Poly1305 (seal) or
  * Poly1305 then ChaCha20 (open); at packet sizes both passes run in L1.
