@@ -481,6 +481,7 @@ static void aead_dispatch(void)
 {
 	uint8_t key[32] = { 1 }, nonce[12] = { 2 };
 	bool ok = false;
+	int level;
 
 	crypto_x86_set_level(CRYPTO_X86_GENERIC);
 	tu_check(!chacha20poly1305_x86_seal(out_x86, data, 1000, NULL, 0, nonce, key),
@@ -489,22 +490,15 @@ static void aead_dispatch(void)
 		 "x86 open ran with the generic ChaCha20 core");
 	if (!have_avx2)
 		return;
-	crypto_x86_set_level(CRYPTO_X86_AVX2);
-	tu_check(!chacha20poly1305_x86_seal(out_x86, data, 64, NULL, 0, nonce, key),
-		 "x86 seal ran for 64 bytes");
-	tu_check(chacha20poly1305_x86_seal(out_x86, data, 65, NULL, 0, nonce, key),
-		 "x86 seal declined 65 bytes with AVX2");
-	tu_check(chacha20poly1305_x86_open(&ok, opened, out_x86, 65, NULL, 0, nonce, key) && ok,
-		 "x86 open declined or refused its own 65 bytes");
-	if (crypto_x86_cpu_level() < CRYPTO_X86_AVX512)
-		return;
-	crypto_x86_set_level(CRYPTO_X86_AVX512);
-	tu_check(!chacha20poly1305_x86_seal(out_x86, data, 64, NULL, 0, nonce, key),
-		 "x86 seal ran for 64 bytes (AVX-512)");
-	tu_check(chacha20poly1305_x86_seal(out_x86, data, 65, NULL, 0, nonce, key),
-		 "x86 seal declined 65 bytes with AVX-512");
-	tu_check(chacha20poly1305_x86_open(&ok, opened, out_x86, 65, NULL, 0, nonce, key) && ok,
-		 "x86 open declined or refused its own 65 bytes (AVX-512)");
+	for (level = CRYPTO_X86_AVX2; level <= crypto_x86_cpu_level(); level++) {
+		crypto_x86_set_level(level);
+		tu_check(!chacha20poly1305_x86_seal(out_x86, data, 64, NULL, 0, nonce, key),
+			 "x86 seal ran for 64 bytes (level %d)", level);
+		tu_check(chacha20poly1305_x86_seal(out_x86, data, 65, NULL, 0, nonce, key),
+			 "x86 seal declined 65 bytes (level %d)", level);
+		tu_check(chacha20poly1305_x86_open(&ok, opened, out_x86, 65, NULL, 0, nonce, key) && ok,
+			 "x86 open declined or refused its own 65 bytes (level %d)", level);
+	}
 }
 
 int main(int argc, char **argv)

@@ -207,6 +207,23 @@ static void check_x25519(void)
 #endif
 
 #if defined(WGD_ASM_X86_64)
+/* One Poly1305 core called directly with a secret key and message, at each length. */
+static void check_poly_core(const struct tu_poly_core *core, const size_t *lens, size_t n)
+{
+	uint8_t key[32], mac[16];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		tu_rng_fill(&rng, key, sizeof(key));
+		tu_rng_fill(&rng, plain, lens[i]);
+		SECRET(key, sizeof(key));
+		SECRET(plain, lens[i]);
+		tu_poly1305_core(core, mac, plain, lens[i], key);
+		PUBLIC(mac, sizeof(mac));
+		PUBLIC(plain, lens[i]);
+	}
+}
+
 /*
  * The AVX-512 Poly1305 core (crypto/arch/x86_64/poly1305_avx512.c), called
  * directly with a secret key and message, and the AEAD at the AVX-512
@@ -224,7 +241,6 @@ static void check_x86_avx512(void)
 	static const size_t x86_lengths[] = { 16, 48, 64, 128, 144, 200, 1408, 1420 };
 	static const struct tu_poly_core avx512 = { "poly1305_avx512", poly1305_avx2_init,
 						    poly1305_avx512_blocks, poly1305_avx2_emit };
-	uint8_t key[32], mac[16];
 	size_t i;
 
 	if (crypto_x86_cpu_level() < CRYPTO_X86_AVX512) {
@@ -239,14 +255,8 @@ static void check_x86_avx512(void)
 
 		check_aead(AEAD_IETF, len, false);
 		check_aead(AEAD_WG, len, true);
-		tu_rng_fill(&rng, key, sizeof(key));
-		tu_rng_fill(&rng, plain, len);
-		SECRET(key, sizeof(key));
-		SECRET(plain, len);
-		tu_poly1305_core(&avx512, mac, plain, len, key);
-		PUBLIC(mac, sizeof(mac));
-		PUBLIC(plain, len);
 	}
+	check_poly_core(&avx512, x86_lengths, sizeof(x86_lengths) / sizeof(x86_lengths[0]));
 	printf("crypto-ct: the AVX-512 Poly1305 core and the AEAD at the AVX-512 level checked\n");
 }
 
@@ -261,7 +271,6 @@ static void check_x86(void)
 	static const size_t x86_lengths[] = { 64, 65, 200, 255, 256, 448, 449, 1000, 1420, 1500 };
 	static const struct tu_poly_core avx2 = { "poly1305_avx2", poly1305_avx2_init,
 						  poly1305_avx2_blocks, poly1305_avx2_emit };
-	uint8_t key[32], mac[16];
 	size_t i;
 	int level;
 
@@ -277,17 +286,7 @@ static void check_x86(void)
 			check_aead(AEAD_WG, x86_lengths[i], true);
 		}
 	}
-	for (i = 0; i < sizeof(x86_lengths) / sizeof(x86_lengths[0]); i++) {
-		size_t len = x86_lengths[i];
-
-		tu_rng_fill(&rng, key, sizeof(key));
-		tu_rng_fill(&rng, plain, len);
-		SECRET(key, sizeof(key));
-		SECRET(plain, len);
-		tu_poly1305_core(&avx2, mac, plain, len, key);
-		PUBLIC(mac, sizeof(mac));
-		PUBLIC(plain, len);
-	}
+	check_poly_core(&avx2, x86_lengths, sizeof(x86_lengths) / sizeof(x86_lengths[0]));
 	printf("crypto-ct: x86-64 AEAD at every level to %s checked, and the AVX2 Poly1305 core\n",
 	       crypto_x86_cpu_level() >= CRYPTO_X86_AVX512 ? "AVX-512" : "AVX2");
 }

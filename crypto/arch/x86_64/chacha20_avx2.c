@@ -8,9 +8,7 @@
  * word i of eight consecutive blocks (lane j = block j), so a round is the
  * scalar quarter round applied to whole registers and no lane ever moves
  * until the output.  There, an 8x8 transpose per half block (words 0..7,
- * words 8..15) turns lanes back into blocks: 32-bit and 64-bit interleaves
- * transpose 4x4 inside each 128-bit half, and a 128-bit permute joins the
- * halves (low halves: blocks 0..3, high halves: blocks 4..7).
+ * words 8..15; chacha20_x86.h) turns lanes back into blocks.
  *
  * The AVX2 code lives only in functions marked target("avx2"): the rest of
  * the program is built for baseline x86-64 and this file adds no -m flag,
@@ -23,6 +21,7 @@
 #include <stdint.h>
 
 #include "crypto/arch/glue.h"
+#include "crypto/arch/x86_64/chacha20_x86.h"
 #include "crypto/chacha20.h"
 #include "crypto/util.h"
 
@@ -65,43 +64,23 @@ AVX2_INLINE __m256i avx2_rol8(__m256i v)
 	} while (0)
 
 /*
- * Words 4g .. 4g+3 after the final addition (a, b, c, d) for eight blocks
- * and words 4g+4 .. 4g+7 (e, f, g, h): 32 bytes of each block, XORed into
- * dst at offset 64 j + 32 half for block j.  src == NULL: bare keystream.
+ * Words 8 half .. 8 half + 7 of eight blocks after the final addition
+ * (a .. h): 32 bytes of each block, XORed into dst at offset 64 j + 32 half
+ * for block j.  src == NULL: bare keystream.
  */
 AVX2_INLINE void avx2_out8(uint8_t *dst, const uint8_t *src, size_t half, __m256i a, __m256i b,
 			   __m256i c, __m256i d, __m256i e, __m256i f, __m256i g, __m256i h)
 {
-	/* 4x4 transposes within each 128-bit half: t[k] = block k (low), k + 4 (high) */
-	__m256i ab_lo = _mm256_unpacklo_epi32(a, b), ab_hi = _mm256_unpackhi_epi32(a, b);
-	__m256i cd_lo = _mm256_unpacklo_epi32(c, d), cd_hi = _mm256_unpackhi_epi32(c, d);
-	__m256i ef_lo = _mm256_unpacklo_epi32(e, f), ef_hi = _mm256_unpackhi_epi32(e, f);
-	__m256i gh_lo = _mm256_unpacklo_epi32(g, h), gh_hi = _mm256_unpackhi_epi32(g, h);
-	__m256i t[4], u[4];
-	size_t k;
+	__m256i ks[8];
+	size_t j;
 
-	t[0] = _mm256_unpacklo_epi64(ab_lo, cd_lo);
-	t[1] = _mm256_unpackhi_epi64(ab_lo, cd_lo);
-	t[2] = _mm256_unpacklo_epi64(ab_hi, cd_hi);
-	t[3] = _mm256_unpackhi_epi64(ab_hi, cd_hi);
-	u[0] = _mm256_unpacklo_epi64(ef_lo, gh_lo);
-	u[1] = _mm256_unpackhi_epi64(ef_lo, gh_lo);
-	u[2] = _mm256_unpacklo_epi64(ef_hi, gh_hi);
-	u[3] = _mm256_unpackhi_epi64(ef_hi, gh_hi);
-	for (k = 0; k < 4; k++) {
-		/* block k: low halves of t[k] and u[k]; block k + 4: the high halves */
-		__m256i lo = _mm256_permute2x128_si256(t[k], u[k], 0x20);
-		__m256i hi = _mm256_permute2x128_si256(t[k], u[k], 0x31);
-		uint8_t *d0 = dst + 64 * k + 32 * half, *d4 = d0 + 4 * 64;
+	chacha20_x86_transpose8(ks, a, b, c, d, e, f, g, h);
+	for (j = 0; j < 8; j++) {
+		size_t off = 64 * j + 32 * half;
 
-		if (src != NULL) {
-			const uint8_t *s0 = src + 64 * k + 32 * half, *s4 = s0 + 4 * 64;
-
-			lo = _mm256_xor_si256(lo, _mm256_loadu_si256((const __m256i *)s0));
-			hi = _mm256_xor_si256(hi, _mm256_loadu_si256((const __m256i *)s4));
-		}
-		_mm256_storeu_si256((__m256i *)d0, lo);
-		_mm256_storeu_si256((__m256i *)d4, hi);
+		if (src != NULL)
+			ks[j] = _mm256_xor_si256(ks[j], _mm256_loadu_si256((const __m256i *)(src + off)));
+		_mm256_storeu_si256((__m256i *)(dst + off), ks[j]);
 	}
 }
 

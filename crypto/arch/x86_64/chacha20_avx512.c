@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "crypto/arch/glue.h"
+#include "crypto/arch/x86_64/chacha20_x86.h"
 #include "crypto/chacha20.h"
 
 #define AVX512_TARGET __attribute__((target("avx512f,avx512vl,avx512bw")))
@@ -172,38 +173,21 @@ AVX512_INLINE void avx512_out32(uint8_t *dst, const uint8_t *src, size_t n, __m2
 
 /*
  * Words 8 half .. 8 half + 7 of eight blocks (a .. h after the final
- * addition) to dst + 64 j + 32 half, for the bytes below len: the 8x8
- * transpose of chacha20_avx2.c's avx2_out8.
+ * addition) to dst + 64 j + 32 half, for the bytes below len.
  */
 AVX512_INLINE void avx512_out8(uint8_t *dst, const uint8_t *src, size_t len, size_t half, __m256i a,
 			       __m256i b, __m256i c, __m256i d, __m256i e, __m256i f, __m256i g,
 			       __m256i h)
 {
-	__m256i ab_lo = _mm256_unpacklo_epi32(a, b), ab_hi = _mm256_unpackhi_epi32(a, b);
-	__m256i cd_lo = _mm256_unpacklo_epi32(c, d), cd_hi = _mm256_unpackhi_epi32(c, d);
-	__m256i ef_lo = _mm256_unpacklo_epi32(e, f), ef_hi = _mm256_unpackhi_epi32(e, f);
-	__m256i gh_lo = _mm256_unpacklo_epi32(g, h), gh_hi = _mm256_unpackhi_epi32(g, h);
-	__m256i t[4], u[4];
-	size_t k;
+	__m256i ks[8];
+	size_t j;
 
-	t[0] = _mm256_unpacklo_epi64(ab_lo, cd_lo);
-	t[1] = _mm256_unpackhi_epi64(ab_lo, cd_lo);
-	t[2] = _mm256_unpacklo_epi64(ab_hi, cd_hi);
-	t[3] = _mm256_unpackhi_epi64(ab_hi, cd_hi);
-	u[0] = _mm256_unpacklo_epi64(ef_lo, gh_lo);
-	u[1] = _mm256_unpackhi_epi64(ef_lo, gh_lo);
-	u[2] = _mm256_unpacklo_epi64(ef_hi, gh_hi);
-	u[3] = _mm256_unpackhi_epi64(ef_hi, gh_hi);
-	for (k = 0; k < 4; k++) {
-		/* block k: low halves of t[k] and u[k]; block k + 4: the high halves */
-		size_t off0 = 64 * k + 32 * half, off4 = off0 + 4 * 64;
+	chacha20_x86_transpose8(ks, a, b, c, d, e, f, g, h);
+	for (j = 0; j < 8; j++) {
+		size_t off = 64 * j + 32 * half;
 
-		if (off0 < len)
-			avx512_out32(dst + off0, src != NULL ? src + off0 : NULL, len - off0,
-				     _mm256_permute2x128_si256(t[k], u[k], 0x20));
-		if (off4 < len)
-			avx512_out32(dst + off4, src != NULL ? src + off4 : NULL, len - off4,
-				     _mm256_permute2x128_si256(t[k], u[k], 0x31));
+		if (off < len)
+			avx512_out32(dst + off, src != NULL ? src + off : NULL, len - off, ks[j]);
 	}
 }
 
