@@ -47,7 +47,7 @@ static size_t x86_first_group(struct chacha20_ctx *chacha, uint8_t ks[X86_GROUP_
 
 	chacha20_init(chacha, key, nonce, 0);
 	if (level >= CRYPTO_X86_AVX512) {
-		/* sixteen blocks if the data needs more than eight */
+		/* sixteen blocks if the data needs more than seven */
 		if (len > group - CHACHA20_BLOCK_SIZE)
 			group = X86_GROUP_MAX;
 		chacha20_avx512_stream(ks, group, chacha->state);
@@ -58,16 +58,15 @@ static size_t x86_first_group(struct chacha20_ctx *chacha, uint8_t ks[X86_GROUP_
 	return group;
 }
 
-/* The data bytes the first group covers. */
-static size_t x86_first_len(size_t group, size_t len)
-{
-	return len < group - CHACHA20_BLOCK_SIZE ? len : group - CHACHA20_BLOCK_SIZE;
-}
-
-/* dst = src XOR keystream from block 1: the first "first" bytes from ks. */
-static void x86_xor(struct chacha20_ctx *chacha, const uint8_t ks[X86_GROUP_MAX], size_t first,
+/*
+ * dst = src XOR keystream from block 1: the bytes the first group covers
+ * (group less the key block) from ks, the rest from chacha's next block on.
+ */
+static void x86_xor(struct chacha20_ctx *chacha, const uint8_t ks[X86_GROUP_MAX], size_t group,
 		    int level, uint8_t *dst, const uint8_t *src, size_t len)
 {
+	size_t first = len < group - CHACHA20_BLOCK_SIZE ? len : group - CHACHA20_BLOCK_SIZE;
+
 	chacha20_avx2_xor_ks(dst, src, ks + CHACHA20_BLOCK_SIZE, first);
 	if (len == first)
 		return;
@@ -88,7 +87,7 @@ bool chacha20poly1305_x86_seal(uint8_t *dst, const uint8_t *src, size_t len, con
 	if (len < X86_MIN_LEN || level < CRYPTO_X86_AVX2)
 		return false;
 	group = x86_first_group(&chacha, ks, len, level, nonce, key);
-	x86_xor(&chacha, ks, x86_first_len(group, len), level, dst, src, len);
+	x86_xor(&chacha, ks, group, level, dst, src, len);
 	chacha20poly1305_tag(dst + len, ks, ad, ad_len, dst, len);
 	crypto_wipe(ks, group);
 	chacha20_clear(&chacha);
@@ -114,7 +113,7 @@ bool chacha20poly1305_x86_open(bool *ok, uint8_t *dst, const uint8_t *src, size_
 	/* The verdict is the public result; the branch on it is the only one. */
 	crypto_declassify(&good, sizeof(good));
 	if (good)
-		x86_xor(&chacha, ks, x86_first_len(group, ct_len), level, dst, src, ct_len);
+		x86_xor(&chacha, ks, group, level, dst, src, ct_len);
 	crypto_wipe(tag, sizeof(tag));
 	crypto_wipe(ks, group);
 	chacha20_clear(&chacha);
