@@ -22,8 +22,9 @@ cf_start() {
 	prog=$(nt_impl wgd) || exit 1
 	NT_NS[$ifc]=$ns
 	NT_IFACES+=("$ifc")
+	nt_fresh "$NT_TMP/$ifc.$NT_RUN.log"	# several starts of one run share the name
 	LOG_LEVEL=${NT_LOG_LEVEL:-verbose} ip netns exec "$ns" env "${CF_ENV[@]}" "$prog" -f -c "$conf" "$ifc" "$@" \
-		>"$NT_TMP/$ifc.$NT_RUN.log" 2>&1 &
+		>>"$NT_TMP/$ifc.$NT_RUN.log" 2>&1 &
 	pid=$!
 	NT_DPID[$ifc]=$pid
 	if ! nt_until "$NT_TIMEOUT" grep -q "INFO: serving $ifc " "$NT_TMP/$ifc.$NT_RUN.log"; then

@@ -67,6 +67,14 @@ nt_fail() {
 	exit 1
 }
 
+# nt_fresh FILE: FILE created empty now, by this shell.  A background
+# command's own redirection (`cmd >FILE &`) truncates FILE only once the
+# child runs, so a wait that reads FILE right after the launch can still see
+# the previous run's lines: conf-hooks saw an earlier start's "serving", went
+# on, and then read the new, still empty log.  Start daemons with `>>FILE`
+# after this.
+nt_fresh() { : >"$1" || nt_fail "cannot create $1"; }
+
 nt_skip() {
 	printf 'SKIP: %s\n' "$*"
 	exit 77
@@ -322,8 +330,9 @@ nt_daemon() {
 	NT_IFACES+=("$ifc")
 	local wrap=
 	[ "$3" = wgd ] && wrap=${NT_WRAP_WGD:-}
+	nt_fresh "$NT_TMP/$ifc.$NT_RUN.log"
 	# shellcheck disable=SC2086 # the wrapper is a command line (valgrind ...)
-	LOG_LEVEL=${NT_LOG_LEVEL:-verbose} ip netns exec "$ns" $wrap "$prog" -f "$ifc" >"$NT_TMP/$ifc.$NT_RUN.log" 2>&1 &
+	LOG_LEVEL=${NT_LOG_LEVEL:-verbose} ip netns exec "$ns" $wrap "$prog" -f "$ifc" >>"$NT_TMP/$ifc.$NT_RUN.log" 2>&1 &
 	pid=$!
 	NT_DPID[$ifc]=$pid
 	if ! nt_until "$NT_TIMEOUT" nt_sock_ready "$ifc"; then

@@ -82,7 +82,8 @@ start_wgd() {
 	NT_NS[$ifc]=$ns
 	NT_IMPL[$ifc]=$WGD
 	NT_IFACES+=("$ifc")
-	LOG_LEVEL=verbose ip netns exec "$ns" "$WGD" -f "$@" "$ifc" >"$NT_TMP/$ifc.$NT_RUN.log" 2>&1 &
+	nt_fresh "$NT_TMP/$ifc.$NT_RUN.log"
+	LOG_LEVEL=verbose ip netns exec "$ns" "$WGD" -f "$@" "$ifc" >>"$NT_TMP/$ifc.$NT_RUN.log" 2>&1 &
 	pid=$!
 	NT_DPID[$ifc]=$pid
 	nt_until "$NT_TIMEOUT" nt_sock_ready "$ifc" ||
@@ -204,7 +205,8 @@ nt_log "-- run directories other than /var/run/wireguard (WGD_RUN_DIR)"
 sock_answers() { nt_get "$1" 2>/dev/null | grep -qx 'errno=0'; }
 # rundir_start DIR: wgd --user with WGD_RUN_DIR=DIR as IF_C; sets PID.
 rundir_start() {
-	WGD_RUN_DIR=$1 ip netns exec "$NS_A" "$WGD" -f --user "$PD_USER" "$IF_C" >"$NT_TMP/$IF_C.rd.log" 2>&1 &
+	nt_fresh "$NT_TMP/$IF_C.rd.log"
+	WGD_RUN_DIR=$1 ip netns exec "$NS_A" "$WGD" -f --user "$PD_USER" "$IF_C" >>"$NT_TMP/$IF_C.rd.log" 2>&1 &
 	PID=$!
 	NT_DPID[$IF_C]=$PID
 	nt_until "$NT_TIMEOUT" sock_answers "$1/$IF_C.sock" || nt_fail "WGD_RUN_DIR=$1: socket not answering"
