@@ -36,13 +36,13 @@
 
 #include "crypto/selftest.h"
 #include "crypto/x25519.h"
-#include "daemon/bringup/bringup.h"
-#include "daemon/control/control.h"
-#include "daemon/host/host.h"
 #include "daemon/base/log.h"
 #include "daemon/base/loop.h"
 #include "daemon/base/notify.h"
 #include "daemon/base/privdrop.h"
+#include "daemon/bringup/bringup.h"
+#include "daemon/control/control.h"
+#include "daemon/host/host.h"
 #include "daemon/host/tun.h"
 
 #ifndef WGD_VERSION

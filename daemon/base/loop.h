@@ -25,8 +25,6 @@
 
 #include "daemon/base/clock.h"
 
-#define container_of(ptr, type, member) \
-	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
 struct loop;
 

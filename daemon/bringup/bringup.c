@@ -21,14 +21,14 @@
 #include <unistd.h>
 
 #include "crypto/util.h"
-#include "daemon/bringup/confdiff.h"
-#include "daemon/config/conffile.h"
-#include "daemon/bringup/dnsnames.h"
 #include "daemon/base/log.h"
 #include "daemon/base/loop.h"
-#include "daemon/bringup/netcfg.h"
 #include "daemon/base/notify.h"
 #include "daemon/base/privdrop.h"
+#include "daemon/bringup/confdiff.h"
+#include "daemon/bringup/dnsnames.h"
+#include "daemon/bringup/netcfg.h"
+#include "daemon/config/conffile.h"
 
 extern char **environ;
 

@@ -31,12 +31,12 @@
 #include <unistd.h>
 
 #include "crypto/util.h"
-#include "daemon/config/conffile.h"
+#include "daemon/base/log.h"
 #include "daemon/bringup/dnspolicy.h"
+#include "daemon/bringup/resolve.h"
+#include "daemon/config/conffile.h"
 #include "daemon/datapath/endpoint.h"
 #include "daemon/host/host.h"
-#include "daemon/base/log.h"
-#include "daemon/bringup/resolve.h"
 
 #define DN_HOST_MAX 256		/* a DNS name has at most 253 characters */
 #define DN_STOP_WAIT_MS 1000	/* how long destroy waits for a lookup (whole seconds) */

@@ -22,8 +22,8 @@
 #ifndef WGD_CONTROL_H
 #define WGD_CONTROL_H
 
-#include "daemon/config/config.h"
 #include "daemon/base/loop.h"
+#include "daemon/config/config.h"
 
 /* Implemented by the device (the shell). */
 struct control_ops {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The device's life cycle, link state, deadline and entry points (see
- * device.h).  No descriptor, no clock: time comes in as `now`, the world is
- * reached through d->io.
+ * The device's life cycle, link state, MTU, resume and deadline
+ * (device.h).  No descriptor, no clock: time comes in as `now`, the world
+ * is reached through d->io.
  */
 #include "daemon/datapath/device.h"
 
@@ -11,19 +11,9 @@
 #include <string.h>
 
 #include "crypto/util.h"
-#include "daemon/datapath/device_config.h"
-#include "daemon/datapath/expiry.h"
 #include "daemon/base/log.h"
-#include "daemon/datapath/receive.h"
+#include "daemon/datapath/expiry.h"
 #include "daemon/datapath/send.h"
-
-void device_deadline_commit(struct device *d)
-{
-	if (d->deadline == d->deadline_told)
-		return;
-	d->deadline_told = d->deadline;
-	d->io.deadline(d->io.ctx, d->deadline);
-}
 
 /* The noise core's peer lookup when an initiation names its sender. */
 static struct noise_remote *device_lookup_remote(void *ctx, const uint8_t public_key[NOISE_PUBLIC_KEY_LEN])
@@ -167,55 +157,6 @@ void device_run_timers(struct device *d, uint64_t now)
 	d->deadline = d->deadline_told = UINT64_MAX;
 	device_timer_touch(d, expiry_run(d, now));
 	device_deadline_commit(d);
-}
-
-uint8_t *device_tx_buffer(struct device *d, size_t *size)
-{
-	return send_tun_buffer(d, size);
-}
-
-unsigned int device_tx_packet(struct device *d, size_t len, uint64_t now)
-{
-	unsigned int work = 0;
-
-	send_tun_packet(d, len, now, &work);
-	device_deadline_commit(d);
-	return work;
-}
-
-void device_tx_flush(struct device *d, uint64_t now)
-{
-	send_flush(d, now);
-	device_deadline_commit(d);
-}
-
-struct udp_msg *device_rx_buffers(struct device *d, unsigned int *n)
-{
-	return receive_buffers(d, n);
-}
-
-void device_rx_batch(struct device *d, int family, unsigned int got, uint64_t now)
-{
-	receive_batch(d, family, got, now);
-	device_deadline_commit(d);
-}
-
-void device_rx_flush(struct device *d)
-{
-	receive_flush(d);
-}
-
-int device_config_set(struct device *d, const struct config_device *cfg, uint64_t now)
-{
-	int ret = device_config_apply(d, cfg, now);
-
-	device_deadline_commit(d);
-	return ret;
-}
-
-int device_config_get(struct device *d, struct config_device *out)
-{
-	return device_config_read(d, out);
 }
 
 void device_log_stats(const struct device *d)

@@ -12,9 +12,9 @@
 #include "crypto/util.h"
 #include "crypto/x25519.h"
 #include "daemon/base/clock.h"
-#include "daemon/core/messages.h"
-#include "daemon/datapath/device_config.h"
 #include "daemon/base/log.h"
+#include "daemon/core/messages.h"
+#include "daemon/datapath/device.h"
 #include "daemon/datapath/send.h"
 
 static void config_clear_all_src(struct device *d)
@@ -225,9 +225,12 @@ static int config_set(struct device *d, const struct config_device *cfg, uint64_
 	return 0;
 }
 
-int device_config_apply(struct device *d, const struct config_device *cfg, uint64_t now)
+int device_config_set(struct device *d, const struct config_device *cfg, uint64_t now)
 {
-	return config_set(d, cfg, now);
+	int ret = config_set(d, cfg, now);
+
+	device_deadline_commit(d);
+	return ret;
 }
 
 /* ---- get ---- */
@@ -267,7 +270,7 @@ static int config_get_peer(struct peer *p, struct config_device *out)
 	return allowedips_walk_owner(&p->allowedips, config_get_allowedip, cp);
 }
 
-int device_config_read(struct device *d, struct config_device *out)
+int device_config_get(struct device *d, struct config_device *out)
 {
 	struct peer *p;
 	int ret;

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "daemon/datapath/device.h"
+#include "daemon/datapath/state.h"
 
 /* Runs every peer's due timers at now; returns the earliest next deadline. */
 uint64_t expiry_run(struct device *d, uint64_t now);

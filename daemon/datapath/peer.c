@@ -240,7 +240,7 @@ void peer_on_response_consumed(struct peer *p, uint64_t now)
 	timers_on_authenticated_received(&p->timers, now);
 	timers_on_handshake_complete(&p->timers, now);
 	timers_on_session_derived(&p->timers, now);
-	p->last_handshake_ns = device_wall_ns(p->dev);
+	p->last_handshake_ns = p->dev->io.wall_ns(p->dev->io.ctx);
 	peer_deadline(p);
 }
 
@@ -261,7 +261,7 @@ bool peer_on_data_sent(struct peer *p, uint64_t now, bool data, bool sent)
 void peer_on_session_confirmed(struct peer *p, uint64_t now)
 {
 	timers_on_handshake_complete(&p->timers, now);
-	p->last_handshake_ns = device_wall_ns(p->dev);
+	p->last_handshake_ns = p->dev->io.wall_ns(p->dev->io.ctx);
 	peer_deadline(p);
 }
 

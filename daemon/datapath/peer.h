@@ -16,8 +16,8 @@
 #include "daemon/core/keyhash.h"
 #include "daemon/core/noise.h"
 #include "daemon/core/timers.h"
-#include "daemon/datapath/device.h"
 #include "daemon/datapath/endpoint.h"
+#include "daemon/datapath/state.h"
 
 /*
  * Packets waiting for a session (doc/architecture.md, Buffers: at most

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The inbound path, one batch of datagrams as the shell read them (one
- * recvmmsg() into receive_buffers(): 64 datagrams, or 8
+ * recvmmsg() into device_rx_buffers(): 64 datagrams, or 8
  * UDP GRO runs of datagrams taken one by one where they lie, or 8
  * datagrams of up to 64 KiB when the MTU is larger than a slot):
  *
@@ -20,7 +20,7 @@
  *     -> keepalive? -> inner IP length checks and trimming -> allowed-IPs
  *     source check against the decrypting peer -> TUN write (TCP segments
  *     of one flow merged into one write, see gso.h, across the batches
- *     the shell reads back to back until it calls receive_flush())
+ *     the shell reads back to back until it calls device_rx_flush())
  *
  * Nothing unauthenticated changes protocol state, only handshake messages
  * with a valid mac1 count towards "under load", and nothing unauthenticated
@@ -31,10 +31,10 @@
 
 #include "crypto/bytes.h"
 #include "crypto/util.h"
-#include "daemon/core/cookie.h"
-#include "daemon/datapath/ip.h"
 #include "daemon/base/log.h"
-#include "daemon/datapath/receive.h"
+#include "daemon/core/cookie.h"
+#include "daemon/datapath/device.h"
+#include "daemon/datapath/ip.h"
 #include "daemon/datapath/send.h"
 
 static bool receive_mac1_ok(const struct receive_batch *rb)
@@ -202,7 +202,7 @@ static void receive_tun_result(struct device *d, int ret)
 }
 
 /* Writes the merged group, if any, to the TUN device. */
-void receive_flush(struct device *d)
+void device_rx_flush(struct device *d)
 {
 	const struct iovec *iov;
 	unsigned int n;
@@ -254,7 +254,7 @@ static void receive_deliver(struct device *d, uint8_t *inner, size_t len)
 	if (d->tun_vnet && gro_append(&d->gro, inner, len))
 		return;
 	if (d->tun_vnet)
-		receive_flush(d);
+		device_rx_flush(d);
 	if (receive_ack_hold(d, inner, len))
 		return;
 	if (d->tun_vnet && gro_start(&d->gro, inner, len))
@@ -427,7 +427,7 @@ static bool receive_reused(const void *ctx, const uint8_t *p, size_t n)
 	return at % RX_LARGE_STRIDE + n > d->rx_kept;
 }
 
-struct udp_msg *receive_buffers(struct device *d, unsigned int *n)
+struct udp_msg *device_rx_buffers(struct device *d, unsigned int *n)
 {
 	bool large = receive_large_layout(d);
 	unsigned int i, entries = large ? UDP_GRO_BATCH : PACKET_BATCH;
@@ -442,12 +442,12 @@ struct udp_msg *receive_buffers(struct device *d, unsigned int *n)
 	 * group open that it continues.  Large buffers, read at the next of
 	 * RX_TURNS offsets while a group is open, keep what lies below it;
 	 * anything else may be overwritten.  What may be is kept (copied
-	 * out) until receive_flush(), or the group written now if that is
+	 * out) until device_rx_flush(), or the group written now if that is
 	 * much (gro_hold()).
 	 */
 	d->rx_kept = large && d->rx_turn && turn > 1 ? off : 0;
 	if (!gro_hold(&d->gro, receive_reused, d))
-		receive_flush(d);
+		device_rx_flush(d);
 	d->rx_turn = turn;
 
 	for (i = 0; i < entries; i++) {
@@ -460,7 +460,7 @@ struct udp_msg *receive_buffers(struct device *d, unsigned int *n)
 	return d->rx_msgs;
 }
 
-void receive_batch(struct device *d, int family, unsigned int got, uint64_t now)
+void device_rx_batch(struct device *d, int family, unsigned int got, uint64_t now)
 {
 	struct receive_batch *rb = &d->rx_batch;
 	unsigned int i;
@@ -487,4 +487,5 @@ void receive_batch(struct device *d, int family, unsigned int got, uint64_t now)
 	}
 	/* an ACK is not held past its batch: nothing later in it superseded it */
 	receive_ack_flush(d);
+	device_deadline_commit(d);
 }

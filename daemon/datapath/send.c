@@ -2,7 +2,7 @@
 /*
  * The outbound path (WP §3, §5.4.6):
  *
- *   a TUN read by the shell (into send_tun_buffer()); a TCP super-packet
+ *   a TUN read by the shell (into device_tx_buffer()); a TCP super-packet
  *   (TSO) is cut into segments, each written straight into its send slot
  *   -> inner destination -> allowed-IPs lookup -> peer   (none: drop, count)
  *   -> endpoint known?                                    (no: drop, count)
@@ -27,8 +27,9 @@
 
 #include "crypto/bytes.h"
 #include "crypto/util.h"
-#include "daemon/datapath/ip.h"
 #include "daemon/base/log.h"
+#include "daemon/datapath/device.h"
+#include "daemon/datapath/ip.h"
 #include "daemon/datapath/send.h"
 
 /*
@@ -130,7 +131,7 @@ void send_initiation(struct peer *p, uint64_t now)
 	uint8_t ts[NOISE_TIMESTAMP_LEN];
 	enum noise_result res;
 
-	noise_tai64n(ts, device_wall_ns(p->dev));
+	noise_tai64n(ts, p->dev->io.wall_ns(p->dev->io.ctx));
 	res = noise_create_initiation(&p->remote, msg, ts, now);
 	if (res != NOISE_OK) {
 		log_packet(LOG_LEVEL_VERBOSE, "cannot create a handshake initiation: %s",
@@ -436,10 +437,10 @@ static unsigned int send_vnet_packet(struct device *d, size_t n, uint64_t now)
  * with its virtio_net_hdr, maybe a super-packet); without, straight into
  * the next slot, or, when the MTU lets packets be larger than a slot, into
  * the large buffer.  One byte more than the limit shows a read was cut.
- * The MTU does not change between this and send_tun_packet() (the shell
+ * The MTU does not change between this and device_tx_packet() (the shell
  * calls them back to back), so both make the same choice.
  */
-uint8_t *send_tun_buffer(struct device *d, size_t *size)
+uint8_t *device_tx_buffer(struct device *d, size_t *size)
 {
 	if (d->tun_vnet) {
 		*size = sizeof(d->tun_buf);
@@ -454,29 +455,32 @@ uint8_t *send_tun_buffer(struct device *d, size_t *size)
 }
 
 /*
- * One TUN read of len bytes landed in send_tun_buffer(): sends it on its
- * way.  *work grows by the segments sent on plus one for the read, so
- * that a dropped packet still counts towards the shell's bound.
+ * One TUN read of len bytes landed in device_tx_buffer(): sends it on its
+ * way.  Returns the segments sent on plus one for the read, so that a
+ * dropped packet still counts towards the shell's bound.
  */
-void send_tun_packet(struct device *d, size_t len, uint64_t now, unsigned int *work)
+unsigned int device_tx_packet(struct device *d, size_t len, uint64_t now)
 {
-	*work += 1;
+	unsigned int work = 1;
+
 	if (d->tun_vnet) {
-		*work += send_vnet_packet(d, len, now);
-		return;
-	}
-	if (d->mtu <= PACKET_MAX_INNER) {
-		if (len > PACKET_MAX_INNER)
-			d->stats.tx_bad_packet++;
-		else
-			send_packet(d, len, now);
-		return;
-	}
-	if (len <= PACKET_MAX_INNER) {
-		memcpy(d->tx[d->tx_count].buf + MESSAGE_DATA_HEADER_LEN,
-		       d->tx_large.buf + MESSAGE_DATA_HEADER_LEN, len);
+		work += send_vnet_packet(d, len, now);
+	} else if (len > PACKET_MAX_INNER && d->mtu <= PACKET_MAX_INNER) {
+		d->stats.tx_bad_packet++;	/* cut: read into a slot */
+	} else if (len <= PACKET_MAX_INNER) {
+		if (d->mtu > PACKET_MAX_INNER)	/* read into the large buffer */
+			memcpy(d->tx[d->tx_count].buf + MESSAGE_DATA_HEADER_LEN,
+			       d->tx_large.buf + MESSAGE_DATA_HEADER_LEN, len);
 		send_packet(d, len, now);
 	} else {
 		send_large(d, len, now);	/* drops one that was cut */
 	}
+	device_deadline_commit(d);
+	return work;
+}
+
+void device_tx_flush(struct device *d, uint64_t now)
+{
+	send_flush(d, now);
+	device_deadline_commit(d);
 }

@@ -3,8 +3,9 @@
  * The one transmit path: data from the TUN device, staged packets,
  * handshake messages, keepalives and cookie replies all leave through it,
  * so that what the host took is counted, and reported to the timers, in one
- * place (send.c).  Calls go down: device, receive, expiry and the config
- * apply call send; send calls peer and the core.
+ * place (send.c), which also has the TUN side's entry points (device.h).
+ * Calls go down: device, receive, expiry and the config apply call send;
+ * send calls peer and the core.
  */
 #ifndef WGD_SEND_H
 #define WGD_SEND_H
@@ -12,12 +13,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "daemon/datapath/device.h"
 #include "daemon/datapath/peer.h"
+#include "daemon/datapath/state.h"
 
-/* The TUN side (device_tx_buffer(), device_tx_packet(), device_tx_flush()). */
-uint8_t *send_tun_buffer(struct device *d, size_t *size);
-void send_tun_packet(struct device *d, size_t len, uint64_t now, unsigned int *work);
+/*
+ * Sends the sealed slots (one io.send()) and reports them to their peers;
+ * device_tx_flush() is this for the shell, and tells it the deadline.
+ */
 void send_flush(struct device *d, uint64_t now);
 
 /* Seals and sends the staged packets if the current keypair can send. */

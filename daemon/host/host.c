@@ -15,14 +15,15 @@
 
 #include "crypto/util.h"
 #include "daemon/base/clock.h"
-#include "daemon/datapath/device.h"
 #include "daemon/base/log.h"
 #include "daemon/base/loop.h"
+#include "daemon/datapath/device.h"
+#include "daemon/datapath/io.h"
 #include "daemon/host/netlink.h"
 #include "daemon/host/udp.h"
 
 /* TUN packets handled per wakeup at most, so the receive path gets its turn. */
-#define HOST_TUN_MAX_PER_WAKEUP (4 * PACKET_BATCH)
+#define HOST_TUN_MAX_PER_WAKEUP (4 * UDP_BATCH)
 /* Socket reads per wakeup at most, for the same reason. */
 #define HOST_UDP_MAX_BATCHES_PER_WAKEUP 4
 
@@ -41,6 +42,7 @@ struct host {
 	void *reload_ctx;
 	int exit_status;		/* 0 clean, 1 error */
 	struct device *dev;
+	unsigned int mtu;		/* the link's, as the device was last told */
 };
 
 /* The link went away: nothing left to serve. */
@@ -297,8 +299,9 @@ static void host_on_netlink(struct loop_fd *fd, uint32_t revents)
 		host_link_deleted(h);
 		return;
 	}
-	if (ev.mtu && ev.mtu != h->dev->mtu) {
+	if (ev.mtu && ev.mtu != h->mtu) {
 		log_info("MTU of %s is now %u", h->tun.name, ev.mtu);
+		h->mtu = ev.mtu;
 		device_set_mtu(h->dev, ev.mtu);
 	}
 	if (ev.has_flags)
@@ -434,6 +437,7 @@ struct host *host_create(const char *name)
 		free(h);
 		return NULL;
 	}
+	h->mtu = DEVICE_DEFAULT_MTU;
 	h->loop.epfd = -1;
 	h->loop.deadline = UINT64_MAX;
 	h->tun.fd = -1;
@@ -482,8 +486,10 @@ static int host_start_netlink(struct host *h)
 	ret = netlink_get_link(&h->nl, &ev);
 	if (ret < 0)
 		return ret;
-	if (ev.mtu)
+	if (ev.mtu) {
+		h->mtu = ev.mtu;
 		device_set_mtu(h->dev, ev.mtu);
+	}
 	device_set_link(h->dev, ev.has_flags && ev.up, loop_now());
 	return loop_add(&h->loop, &h->nl_h, netlink_fd(&h->nl), EPOLLIN, host_on_netlink);
 }

@@ -15,9 +15,9 @@
 
 #include <stddef.h>
 
+#include "daemon/base/loop.h"
 #include "daemon/config/config.h"
 #include "daemon/control/control.h"
-#include "daemon/base/loop.h"
 #include "daemon/host/tun.h"
 
 struct host;

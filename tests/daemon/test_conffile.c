@@ -18,8 +18,8 @@
 
 #include "daemon/config/conffile.h"
 
-#include "tests/ctgrind.h"
 #include "tests/crypto/testutil.h"
+#include "tests/ctgrind.h"
 
 /* the shared counters and reporting of the tests (tests/crypto/testutil.h) */
 #define check tu_check

@@ -21,14 +21,14 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "daemon/config/config.h"
-#include "daemon/control/control.h"
 #include "daemon/base/log.h"
 #include "daemon/base/loop.h"
+#include "daemon/config/config.h"
 #include "daemon/config/uapi.h"
+#include "daemon/control/control.h"
 
-#include "tests/ctgrind.h"
 #include "tests/crypto/testutil.h"
+#include "tests/ctgrind.h"
 
 /* the shared counters and reporting of the tests (tests/crypto/testutil.h) */
 #define check tu_check

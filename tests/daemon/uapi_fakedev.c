@@ -18,10 +18,11 @@
 #include "crypto/util.h"
 #include "crypto/x25519.h"
 #include "daemon/base/clock.h"
-#include "daemon/control/control.h"
-#include "daemon/datapath/device.h"
 #include "daemon/base/log.h"
 #include "daemon/base/loop.h"
+#include "daemon/control/control.h"
+#include "daemon/datapath/device.h"
+#include "daemon/datapath/io.h"
 
 struct memdev {
 	struct loop loop;

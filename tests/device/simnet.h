@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "daemon/datapath/device.h"
+#include "daemon/datapath/state.h"
 
 #define SIM_MAX_DEVS 8
 #define SIM_MS(x) ((uint64_t)(x) * 1000000ull)

@@ -18,8 +18,8 @@
 
 #include "crypto/util.h"
 #include "crypto/x25519.h"
-#include "daemon/core/messages.h"
 #include "daemon/base/log.h"
+#include "daemon/core/messages.h"
 #include "daemon/datapath/peer.h"
 #include "tests/daemon/coretest.h"
 #include "tests/device/simnet.h"

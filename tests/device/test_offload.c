@@ -25,8 +25,8 @@
 
 #include "crypto/bytes.h"
 #include "crypto/x25519.h"
-#include "daemon/datapath/gso.h"
 #include "daemon/base/log.h"
+#include "daemon/datapath/gso.h"
 #include "tests/daemon/coretest.h"
 #include "tests/device/simnet.h"
 

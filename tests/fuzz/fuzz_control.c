@@ -43,11 +43,12 @@
 
 #include "crypto/util.h"
 #include "crypto/x25519.h"
-#include "daemon/control/control.h"
-#include "daemon/datapath/device.h"
 #include "daemon/base/log.h"
 #include "daemon/base/loop.h"
 #include "daemon/config/uapi.h"
+#include "daemon/control/control.h"
+#include "daemon/datapath/device.h"
+#include "daemon/datapath/io.h"
 #include "tests/fuzz/fuzzref.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -17,8 +17,8 @@
 #include <arpa/inet.h>
 
 #include "crypto/util.h"
-#include "daemon/config/conffile.h"
 #include "daemon/bringup/resolve.h"
+#include "daemon/config/conffile.h"
 #include "tools/wgctl/ipc.h"
 #include "tools/wgctl/wgctl.h"
 
