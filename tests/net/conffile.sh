@@ -9,7 +9,7 @@
 # [Interface] the way its save_config does it must come back unchanged too.
 # Then a device without peers (wg's blank line at the end, wg-quick's none).
 #
-# Environment: WGD (the daemon), CONFFILE_TOOL (tests/daemon/conffile_tool).
+# Environment: WGD (the daemon), CONFFILE_TOOL (tests/config/conffile_tool).
 
 . "$(dirname "$0")/lib.sh"
 
