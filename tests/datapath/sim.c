@@ -1146,9 +1146,11 @@ static const uint64_t regression_seeds[] = {
 	 * A one-way partition: dev0 answers dev1's initiations every 5 s
 	 * while its own keypair passes Rekey-After-Time, so the spacing of
 	 * handshake messages rightly holds its own initiation back; the
-	 * invariant counted initiations only.
+	 * invariant counted initiations only.  (Found as 232913432172 with
+	 * simnet's own generator; 409894211546 since the simulation draws from
+	 * tu_rng, found by running random seeds against the old invariant.)
 	 */
-	232913432172ull,
+	409894211546ull,
 };
 
 static unsigned int devs_for(uint64_t seed, unsigned int devs)
