@@ -30,12 +30,77 @@ has_error() { case " $(error_codes "$1") " in *" $2 "*) return 0 ;; esac; return
 is() { eval "$1"; }
 tunnel_ping() { ping -c 1 -W 2 "$@" >/dev/null; }
 waitping() { waitfor "tunnel_ping $*" 10; }
+# KEY_R, KEY_2, PSK (netifd.sh keeps them out of the environment)
+. "$O/keys.sh"
+
+# Whether /etc/config/network holds private_key $1 (not only a uci delta);
+# the key goes to grep through a pipe, not its command line.
+committed_key() {
+	[ -n "$1" ] && grep -qF -f <(printf "option private_key '%s'\n" "$1") /etc/config/network
+}
+
+# A local user's trap: /tmp/wgd and a 0666 file for each interface, made by
+# nobody before netifd starts.  The handler must neither write nor remove
+# them (a reader would learn the keys, a writer inject peers).
+hostile_state() { stat -c '%n %u %g %a %s %Y %i' /tmp/wgd /tmp/wgd/* 2>&1; }
+hostile_unchanged() { [ "$(hostile_state)" = "$HOSTILE" ]; }
+
+# Files that hold a key (base64 or hex; $O/secrets): every file written since
+# the stack started in /tmp, /run, /dev/shm, /var and /etc, but for the
+# test's own folder $O and /etc/config/network (where UCI keeps the keys by
+# design); and the logs of netifd (with the handler's and wgd's output) and
+# ubusd.  The patterns come from a file, not grep's command line.
+key_files() {
+	{
+		find /tmp /run /dev/shm /var /etc \( -path "$O" -o -path /etc/config/network \) -prune \
+			-o -type f -newer "$O/stamp" -print0 2>/dev/null
+		printf '%s\0' "$OUT/netifd.log" "$OUT/ubusd.log"
+	} | xargs -0 -r grep -lsF -f "$O/secrets" --
+}
+no_key_files() { local f; f=$(key_files); [ -z "$f" ] || { echo "key in: $f"; return 1; }; }
+
+# A local reader's view of the command lines (world-readable in /proc)
+# while the handler runs: every 20 ms, each process of this namespace whose
+# command line holds a secret, or a private_key option (netifd's JSON for a
+# declared option, "uci set ...private_key=").  One line per process and
+# pattern in $OUT/cmdline-hits, the pattern by its number only.
+SAMPLER='
+import os, sys, time
+# split, or this command line would match itself
+pats = [l.strip().encode() for l in sys.stdin if l.strip()] + [b"\"private" b"_key\"", b"private" b"_key="]
+me = os.readlink("/proc/self/ns/net")
+seen = set()
+end = time.monotonic() + 300
+while time.monotonic() < end:
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.readlink(f"/proc/{pid}/ns/net") != me:
+                continue
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                line = f.read()
+            with open(f"/proc/{pid}/comm") as f:
+                comm = f.read().strip()
+        except OSError:
+            continue
+        for i, p in enumerate(pats):
+            if p in line and (pid, i) not in seen:
+                seen.add((pid, i))
+                print(f"pid {pid} ({comm}): pattern {i}", flush=True)
+    time.sleep(0.02)
+'
 
 step "environment"
 echo "/bin/sh -> $(readlink -f /bin/sh)"
 check "/bin/sh is busybox ash (pitfall 1)" is '[ "$(readlink -f /bin/sh)" = "$(readlink -f /bin/busybox)" ]'
 ip link set lo up
 echo "192.168.88.2 peer1.wgd.test" >> /etc/hosts
+setpriv --reuid=65534 --regid=65534 --clear-groups sh -c \
+	'mkdir /tmp/wgd && chmod 0777 /tmp/wgd && touch /tmp/wgd/wgo.conf /tmp/wgd/wgg.conf && chmod 0666 /tmp/wgd/*'
+HOSTILE=$(hostile_state)
+echo "$HOSTILE"
+touch "$O/stamp"
+python3 -c "$SAMPLER" < "$O/secrets" > "$OUT/cmdline-hits" 2>&1 &
+SAMPLER_PID=$!
 start_stack
 waitfor "ubus list network.interface.wgo" || echo "network.interface.wgo never appeared"
 ubus call network get_proto_handlers | python3 -c 'import json,sys; print("wgd:", json.dumps(json.load(sys.stdin).get("wgd")))'
@@ -54,7 +119,9 @@ check "fwmark 0x4d2"                    is '[ "$(dump_field wgo interface 4)" = 
 check "mtu 1380 on the link"            is 'ip link show wgo | grep -q "mtu 1380 "'
 check "wgo is UP"                       is 'ip link show wgo | grep -q "[<,]UP[,>]"'
 check "addresses: 10.87.0.1/24"         is 'ip -4 addr show dev wgo | grep -q "inet 10.87.0.1/24"'
-check "addresses: fd87::1/64"           is 'ip -6 addr show dev wgo | grep -q "inet6 fd87::1/64"'
+# Waited for: once in a run it was missing for a moment after netifd
+# reported the interface up.
+check "addresses: fd87::1/64"           waitfor 'ip -6 addr show dev wgo | grep -q "inet6 fd87::1/64"' 25
 check "ip6prefix: fd87:1::/48 in netifd's status" python3 -c '
 import json, sys
 s = json.load(open(sys.argv[1]))
@@ -76,13 +143,19 @@ check "the tunnel pings p1 (10.87.0.2)" waitping 10.87.0.2
 check "route_allowed_ips route carries traffic (10.86.0.1)" waitping 10.86.0.1
 check "and IPv6 (fd87::2)" waitping -6 fd87::2
 check "p1 saw a handshake with the preshared key" is \
-	"WGD_RUN_DIR=$O/prun wgctl show p1 dump | awk -v k='$PUB_R' -v p='$PSK' '\$1 == k && \$2 == p && \$5 > 0 {f = 1} END {exit !f}'"
+	"WGD_RUN_DIR=$O/prun wgctl show p1 dump | P=\$PSK awk -v k='$PUB_R' '\$1 == k && \$2 == ENVIRON[\"P\"] && \$5 > 0 {f = 1} END {exit !f}'"
+check "no key in a file after ifup" no_key_files
+check "the hostile /tmp/wgd is unchanged" hostile_unchanged
 
 step "wgg: no private_key in UCI"
 check "wgg up" waitfor '[ "$(ifup_state wgg)" = True ]' 50
 GEN=$(uci -q get network.wgg.private_key)
 echo "generated key stored: ${GEN:+yes}"
-check "private_key generated and committed" is "[ -n '$GEN' ] && grep -q \"private_key '$GEN'\" /etc/config/network"
+check "private_key generated and committed" committed_key "$GEN"
+check "... not through uci's command line" is '[ ! -e "$O/uci-argv" ]'
+check "... with no change left in uci's save directories" is '[ -z "$(uci changes)" ] && [ -z "$(ls -A /etc/config | grep -v "^network$")" ]'
+[ -z "$GEN" ] || printf '%s\n%s\n' "$GEN" "$(echo "$GEN" | base64 -d | od -An -tx1 | tr -d ' \n')" >> "$O/secrets"
+check "no key in a file (the generated one either)" no_key_files
 check "wgg runs with the stored key" is "[ \"\$(wgctl show wgg public-key)\" = \"\$(echo '$GEN' | wgctl pubkey)\" ]"
 check "wgg listen_port 51909" is '[ "$(dump_field wgg interface 3)" = 51909 ]'
 
@@ -114,6 +187,12 @@ uci add_list network.peer2.allowed_ips=10.88.0.0/24
 uci commit network
 ubus call network.interface.wgo renew
 check "fixed and renewed: p2 pings" waitping 10.88.0.2
+check "no key in a file after the renews" no_key_files
+check "the hostile /tmp/wgd is still unchanged" hostile_unchanged
+kill "$SAMPLER_PID"
+wait "$SAMPLER_PID" 2>/dev/null
+cat "$OUT/cmdline-hits"
+check "no secret on a command line during the setups and renews" is '[ ! -s "$OUT/cmdline-hits" ]'
 
 step "kill -9 of the daemon: netifd restarts the interface"
 kill -KILL "$PID1"
