@@ -205,6 +205,22 @@ check "the first setup after it worked (the dead daemon's socket ignored)" is \
 check "the tunnel pings p1 again" waitping 10.87.0.2
 check "and p2" waitping 10.88.0.2
 
+step "netifd killed (SIGKILL) and started again"
+PID4=$(wgd_pid wgo)
+PIDG=$(wgd_pid wgg)
+kill -KILL "$NETIFD"
+wait "$NETIFD" 2>/dev/null
+check "wgd ($PID4) outlives netifd and keeps wgo" is "[ -e /proc/$PID4 ] && ip link show wgo"
+/sbin/netifd -S -l 4 >> "$OUT/netifd.log" 2>&1 &
+NETIFD=$!
+echo "netifd pid $NETIFD"
+check "wgo up again under the new netifd" waitfor '[ "$(ifup_state wgo)" = True ] && [ -n "$(wgd_pid wgo)" ] && [ "$(wgd_pid wgo)" != "'"$PID4"'" ]' 150
+check "... its wgd the new netifd's child" is "[ \"\$(awk '/^PPid:/ {print \$2}' /proc/\$(wgd_pid wgo)/status)\" = $NETIFD ]"
+check "... the stray wgd $PID4 stopped" waitfor "[ ! -e /proc/$PID4 ]" 25
+check "... and pings p1" waitping 10.87.0.2
+check "wgg up again too, its stray $PIDG stopped" waitfor '[ "$(ifup_state wgg)" = True ] && [ ! -e /proc/'"$PIDG"' ] && [ -n "$(wgd_pid wgg)" ]' 100
+check "no DEVICE_EXISTS" is '! has_error wgo DEVICE_EXISTS && ! has_error wgg DEVICE_EXISTS'
+
 step "nohostroute=1 (uci + ubus call network reload, then wan restarted)"
 # netifd keeps a host route with the interface that carries it (wan), so wan
 # is restarted: wgo, which depends on it, comes back without asking again.

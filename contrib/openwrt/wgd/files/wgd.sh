@@ -184,6 +184,45 @@ wgd_read_config() {
 		wgd_fail "$config" $early ${WGD_ERROR%% *} "${WGD_ERROR#* }: not a base64 WireGuard key"
 }
 
+# The processes "$WGD_BIN -f $1" that this netifd did not start: left running
+# by a netifd that died (SIGKILL, a crash; procd starts a new one), they hold
+# the device and the socket.  Matched by command line and executable (also
+# one replaced since, by an upgrade).
+wgd_strays() {
+	local p bin exe comm
+	bin=$(readlink -f "$WGD_BIN")
+	for p in /proc/[0-9]*; do
+		# comm first: a builtin read, no process per entry
+		{ read -r comm < "$p/comm"; } 2>/dev/null && [ "$comm" = "${bin##*/}" ] || continue
+		[ "$(tr '\0' ' ' 2>/dev/null < "$p/cmdline")" = "$WGD_BIN -f $1 " ] || continue
+		exe=$(readlink "$p/exe")
+		[ "$exe" = "$bin" ] || [ "$exe" = "$bin (deleted)" ] || continue
+		[ "$(awk '/^PPid:/ { print $2 }' "$p/status" 2>/dev/null)" != "$PPID" ] || continue
+		echo "${p#/proc/}"
+	done
+}
+
+# Stops the strays of interface $1 (SIGTERM: each wipes its keys and removes
+# its device; SIGKILL after 5 s) and waits for the device to go, so that the
+# setup starts a daemon of this netifd's own.
+wgd_stop_strays() {
+	local config="$1" pids pid i=0
+	pids=$(wgd_strays "$config")
+	[ -n "$pids" ] || return 0
+	echo "wgd: $config: stopping wgd (pid $pids), left by an earlier netifd" >&2
+	kill -TERM $pids 2>/dev/null
+	while [ $i -lt 100 ]; do
+		for pid in $pids; do
+			[ -d "/proc/$pid" ] && break
+			pid=""
+		done
+		[ -z "$pid" ] && [ ! -e "/sys/class/net/$config" ] && return 0
+		[ $i = 50 ] && kill -KILL $pids 2>/dev/null
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
 # Starts "wgd -f NAME" as netifd's process of the interface and waits until
 # it answers on its socket.
 wgd_start() {
@@ -193,6 +232,7 @@ wgd_start() {
 	# this script when the daemon exits during the setup).
 	[ -c /dev/net/tun ] ||
 		wgd_fail "$config" block NO_TUN "/dev/net/tun is missing (kmod-tun)"
+	wgd_stop_strays "$config"
 	[ ! -e "/sys/class/net/$config" ] ||
 		wgd_fail "$config" block DEVICE_EXISTS "a network device $config exists already"
 	proto_run_command "$config" "$WGD_BIN" -f "$config"
