@@ -223,6 +223,13 @@ config interface 'wgq'
 	option private_key '$KEY_2'
 	option mtu '70000'
 
+# a port only root binds
+config interface 'wgl'
+	option proto 'wgd'
+	option auto '0'
+	option private_key '$KEY_2'
+	option listen_port '853'
+
 # a veth device of that name exists (t-netifd.sh)
 config interface 'wgx'
 	option proto 'wgd'
@@ -239,11 +246,13 @@ for k in "$KEY_R" "$KEY_1" "$KEY_2" "$PSK"; do
 	printf '%s\n%s\n' "$k" "$(hex "$k")"
 done > "$W/secrets"
 printf 'KEY_R=%s\nKEY_2=%s\nPSK=%s\n' "$KEY_R" "$KEY_2" "$PSK" > "$W/keys.sh"
+# The package's USERID (the users its installation creates), for the checks.
+WGD_USERID=$(sed -n 's/^[[:space:]]*USERID[[:space:]]*:=[[:space:]]*//p' "$TOP/contrib/openwrt/wgd/Makefile")
 # The checks from $W: the namespace has a /tmp of its own, and this tree may
 # be under the host's.
 cp "$HERE/t-netifd.sh" "$W/"
 export WORK=$W TEST=wgd CONFIG_DIR=$W/config TEST_SCRIPT=$W/t-netifd.sh
-export PUB_R PUB_1 PUB_2 PUB_3
+export PUB_R PUB_1 PUB_2 PUB_3 WGD_USERID
 timeout 400 ip netns exec "$R" "$SHARED/scripts/ns-inner.sh" | tee "$W/result"
 rc=${PIPESTATUS[0]}
 # ns-inner.sh succeeds when the checks could not even be read.

@@ -11,7 +11,9 @@
 wgd_pid() {
 	local p
 	for p in /proc/[0-9]*; do
-		[ "$(tr '\0' ' ' 2>/dev/null < "$p/cmdline")" = "/usr/sbin/wgd -f $1 " ] && echo "${p#/proc/}"
+		case "$(tr '\0' ' ' 2>/dev/null < "$p/cmdline")" in
+		"/usr/sbin/wgd -f $1 " | "/usr/sbin/wgd -f --user root $1 ") echo "${p#/proc/}" ;;
+		esac
 	done
 }
 # A field of wgctl's dump: the interface line ($2 = interface) or a peer's
@@ -33,11 +35,41 @@ waitping() { waitfor "tunnel_ping $*" 10; }
 # KEY_R, KEY_2, PSK (netifd.sh keeps them out of the environment)
 . "$O/keys.sh"
 
+# The accounts of an OpenWrt image (base-files), in this namespace's /etc
+# only, so that the host's users do not count; then the package's USERID as
+# opkg's postinst applies it (base-files' add_group_and_user reads it as
+# Require-User): "user[=uid]:group[=gid]", a missing id the first free one
+# from 32768.
+openwrt_accounts() {
+	printf '%s\n' 'root:x:0:0:root:/root:/bin/ash' 'daemon:*:1:1:daemon:/var:/bin/false' \
+		'network:*:101:101:network:/var:/bin/false' 'nobody:*:65534:65534:nobody:/var:/bin/false' > /etc/passwd
+	printf '%s\n' 'root:x:0:' 'daemon:x:1:' 'network:x:101:' 'nogroup:x:65534:' > /etc/group
+	sed 's/:.*/:*:0:0:99999:7:::/' /etc/passwd > /etc/shadow
+}
+first_free() { # file start
+	local id=$2
+	while cut -d: -f3 "$1" | grep -qx "$id"; do id=$((id + 1)); done
+	echo "$id"
+}
+require_user() { # user[=uid]:group[=gid]
+	local u=${1%%:*} g=${1#*:} uid gid
+	g=${g%%:*}
+	uid=${u#*=}; u=${u%%=*}; [ "$uid" != "$u" ] || uid=$(first_free /etc/passwd 32768)
+	gid=${g#*=}; g=${g%%=*}; [ "$gid" != "$g" ] || gid=$(first_free /etc/group 32768)
+	grep -q "^$g:" /etc/group || echo "$g:x:$gid:$u" >> /etc/group
+	grep -q "^$u:" /etc/passwd || {
+		echo "$u:x:$uid:$gid:$u:/var/run/$u:/bin/false" >> /etc/passwd
+		echo "$u:*:0:0:99999:7:::" >> /etc/shadow
+	}
+}
 # Whether /etc/config/network holds private_key $1 (not only a uci delta);
 # the key goes to grep through a pipe, not its command line.
 committed_key() {
 	[ -n "$1" ] && grep -qF -f <(printf "option private_key '%s'\n" "$1") /etc/config/network
 }
+uid_of() { awk -F: -v u="$1" '$1 == u { print $3 }' /etc/passwd; }
+# "real effective saved fs" uids of process $1
+uids() { awk '/^Uid:/ { print $2, $3, $4, $5 }' "/proc/$1/status"; }
 
 # A local user's trap: /tmp/wgd and a 0666 file for each interface, made by
 # nobody before netifd starts.  The handler must neither write nor remove
@@ -94,6 +126,11 @@ echo "/bin/sh -> $(readlink -f /bin/sh)"
 check "/bin/sh is busybox ash (pitfall 1)" is '[ "$(readlink -f /bin/sh)" = "$(readlink -f /bin/busybox)" ]'
 ip link set lo up
 echo "192.168.88.2 peer1.wgd.test" >> /etc/hosts
+openwrt_accounts
+echo "the package's USERID: $WGD_USERID"
+for spec in $WGD_USERID; do require_user "$spec"; done
+WGD_UID=$(uid_of wgd)
+check "the package creates the user wgd" is '[ -n "$WGD_UID" ] && [ "$WGD_UID" != 0 ]'
 setpriv --reuid=65534 --regid=65534 --clear-groups sh -c \
 	'mkdir /tmp/wgd && chmod 0777 /tmp/wgd && touch /tmp/wgd/wgo.conf /tmp/wgd/wgg.conf && chmod 0666 /tmp/wgd/*'
 HOSTILE=$(hostile_state)
@@ -113,6 +150,7 @@ wgctl show wgo; ip addr show dev wgo; ip route; ip -6 route
 PID1=$(wgd_pid wgo)
 echo "wgd pid $PID1, netifd $NETIFD"
 check "wgd -f wgo runs as netifd's child" is "[ -n '$PID1' ] && [ \"\$(awk '/^PPid:/ {print \$2}' /proc/$PID1/status)\" = $NETIFD ]"
+check "wgd runs as the user wgd (uid $WGD_UID), not root" is "[ \"\$(uids $PID1)\" = '$WGD_UID $WGD_UID $WGD_UID $WGD_UID' ]"
 check "private_key: wgo's public key" is "[ \"\$(wgctl show wgo public-key)\" = '$PUB_R' ]"
 check "listen_port 51900"               is '[ "$(dump_field wgo interface 3)" = 51900 ]'
 check "fwmark 0x4d2"                    is '[ "$(dump_field wgo interface 4)" = 0x4d2 ]'
@@ -275,6 +313,14 @@ check "mtu refused: INVALID_MTU" waitfor 'has_error wgq INVALID_MTU' 50
 sleep 3
 check "... once: netifd does not retry it" is '[ "$(grep -c "wgd: wgq: INVALID_MTU" "$OUT/netifd.log")" = 1 ]'
 check "... and its daemon was stopped" waitfor '[ -z "$(wgd_pid wgq)" ] && ! ip link show wgq' 25
+
+step "listen_port below 1024"
+ubus call network.interface.wgl up
+check "wgl up with listen_port 853" waitfor '[ "$(ifup_state wgl)" = True ] && [ "$(dump_field wgl interface 3)" = 853 ]' 75
+check "... its wgd stays root for it, and the log says so" is \
+	'[ "$(uids "$(wgd_pid wgl)")" = "0 0 0 0" ] && grep -q "wgd: wgl: warning: wgd stays root to bind listen_port 853" "$OUT/netifd.log"'
+ubus call network.interface.wgl down
+check "wgl down" waitfor '[ -z "$(wgd_pid wgl)" ] && ! ip link show wgl' 50
 
 step "ifdown wgo removes everything"
 PID3=$(wgd_pid wgo)
