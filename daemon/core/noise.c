@@ -37,7 +37,6 @@ static const uint8_t NOISE_HASH0[NOISE_HASH_LEN] = {
 #define NOISE_MAX_INDEX_TRIES 64
 #define NOISE_INITIATION_SPACING (WG_NSEC_PER_SEC / INITIATIONS_PER_SECOND)
 
-#define container_of(ptr, type, member) ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
 /*
  * The texts of enum noise_result, one after another in one array, found by

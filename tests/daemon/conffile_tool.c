@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "daemon/conffile.h"
+#include "daemon/config/conffile.h"
 
 int main(int argc, char **argv)
 {

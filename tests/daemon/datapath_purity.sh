@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # The data path (device, peers, send, receive, timer actions, configuration
-# apply: daemon/device.h) is a library that reaches the world only through
-# its seam (daemon/io.h).  Its external symbols may be only: the protocol
+# apply: daemon/datapath/device.h) is a library that reaches the world only through
+# its seam (daemon/datapath/io.h).  Its external symbols may be only: the protocol
 # core's, the crypto library's (but not crypto_random: random bytes come
 # through the seam), the configuration model's (config_*), the logger's
 # (log_msg, log_packet, which the executable or a test provides), and a

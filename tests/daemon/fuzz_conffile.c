@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * libFuzzer target for the configuration file parser (daemon/conffile.c).
+ * libFuzzer target for the configuration file parser (daemon/config/conffile.c).
  * The first byte picks the format.  Beyond "no crash, no leak" (the
  * sanitizers): a refused file leaves the model empty, and an accepted one
  * prints, re-parses and prints the same.
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/conffile.h"
+#include "daemon/config/conffile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/config.h"
-#include "daemon/uapi.h"
+#include "daemon/config/config.h"
+#include "daemon/config/uapi.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

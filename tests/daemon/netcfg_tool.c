@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * A driver of daemon/netcfg.c for tests/net/netcfg.sh: opens a TUN device,
+ * A driver of daemon/bringup/netcfg.c for tests/net/netcfg.sh: opens a TUN device,
  * applies the wishes of a small file with netcfg_apply() and prints
  * "fwmark N mtu M" (or "error: MESSAGE"); SIGHUP reads the file again and
  * applies it (a reload).  SIGTERM tears down and prints "down", keeping
@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/log.h"
-#include "daemon/netcfg.h"
-#include "daemon/tun.h"
+#include "daemon/base/log.h"
+#include "daemon/bringup/netcfg.h"
+#include "daemon/host/tun.h"
 
 #define TOOL_MAX 64
 

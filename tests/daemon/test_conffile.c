@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Configuration files (daemon/conffile.c): every key of both formats into
+ * Configuration files (daemon/config/conffile.c): every key of both formats into
  * the model, every kind of error with its message and line and an empty
  * model after it, lists, comments, case and CRLF, endpoint forms, masking,
  * Table names, the base64 key codec against a naive reference, loading
@@ -16,10 +16,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "daemon/conffile.h"
+#include "daemon/config/conffile.h"
 
-#include "tests/ctgrind.h"
 #include "tests/crypto/testutil.h"
+#include "tests/ctgrind.h"
 
 /* the shared counters and reporting of the tests (tests/crypto/testutil.h) */
 #define check tu_check

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The control-socket text protocol (daemon/uapi.c) and server
- * (daemon/control.c): good messages of every key, malformed ones of every
+ * The control-socket text protocol (daemon/config/uapi.c) and server
+ * (daemon/control/control.c): good messages of every key, malformed ones of every
  * kind (the right -errno, nothing applied), the get printer against literal
  * text, print -> parse round trips, the constant-time hex codec against a
  * naive reference, and an in-process server on a temporary directory driven
@@ -21,14 +21,14 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "daemon/config.h"
-#include "daemon/control.h"
-#include "daemon/log.h"
-#include "daemon/loop.h"
-#include "daemon/uapi.h"
+#include "daemon/base/log.h"
+#include "daemon/base/loop.h"
+#include "daemon/config/config.h"
+#include "daemon/config/uapi.h"
+#include "daemon/control/control.h"
 
-#include "tests/ctgrind.h"
 #include "tests/crypto/testutil.h"
+#include "tests/ctgrind.h"
 
 /* the shared counters and reporting of the tests (tests/crypto/testutil.h) */
 #define check tu_check

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Differential test of the control socket: the same wg(8) commands against
-# wireguard-go and against our server (uapi_fakedev: daemon/control.c +
-# daemon/uapi.c in front of the real data path library with no TUN device
+# wireguard-go and against our server (uapi_fakedev: daemon/control/control.c +
+# daemon/config/uapi.c in front of the real data path library with no TUN device
 # or sockets behind it), then `wg showconf` and
 # `wg show dump` must agree, and raw malformed messages must get the same
 # errno.  Runs in private mount and network namespaces (a tmpfs on

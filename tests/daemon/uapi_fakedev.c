@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A control socket in front of a real device (the data path library,
- * daemon/device.h) with no TUN device and no sockets behind its seam, for
+ * daemon/datapath/device.h) with no TUN device and no sockets behind its seam, for
  * comparing what Debian's wg sees from us with what it sees from
  * wireguard-go (test_wg_compat.sh) without root.  Every set is applied by
  * the device's own code; datagrams it would send are dropped, the port it
@@ -17,11 +17,12 @@
 
 #include "crypto/util.h"
 #include "crypto/x25519.h"
-#include "daemon/clock.h"
-#include "daemon/control.h"
-#include "daemon/device.h"
-#include "daemon/log.h"
-#include "daemon/loop.h"
+#include "daemon/base/clock.h"
+#include "daemon/base/log.h"
+#include "daemon/base/loop.h"
+#include "daemon/control/control.h"
+#include "daemon/datapath/device.h"
+#include "daemon/datapath/io.h"
 
 struct memdev {
 	struct loop loop;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The deterministic simulation (doc/testing.md, "The simulation"; STYLE.md:
- * FoundationDB / TigerBeetle VOPR): N real devices (daemon/device.h, the
+ * FoundationDB / TigerBeetle VOPR): N real devices (daemon/datapath/device.h, the
  * data path library) joined through simnet's in-memory network, in virtual
  * time, everything random drawn from ONE seed: the network's faults (loss,
  * duplication, corruption, delay and jitter, i.e. reordering, a few
@@ -34,9 +34,9 @@
 #include "crypto/bytes.h"
 #include "crypto/util.h"
 #include "crypto/x25519.h"
+#include "daemon/base/log.h"
 #include "daemon/core/messages.h"
-#include "daemon/log.h"
-#include "daemon/peer.h"
+#include "daemon/datapath/peer.h"
 #include "tests/crypto/testutil.h"
 #include "tests/device/simnet.h"
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Real devices (daemon/device.h, the data path library) joined in one
+ * Real devices (daemon/datapath/device.h, the data path library) joined in one
  * process: an in-memory network and in-memory TUN devices behind the seam
- * (daemon/io.h), a fake clock, and one seed for every random choice of the
+ * (daemon/datapath/io.h), a fake clock, and one seed for every random choice of the
  * network (faults) and of the devices' own random bytes through the seam.
  *
  * Each device has an outer address 192.0.2.(id+1):(51820+id) and an inner
@@ -18,7 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "daemon/device.h"
+#include "daemon/datapath/device.h"
+#include "daemon/datapath/state.h"
 
 #define SIM_MAX_DEVS 8
 #define SIM_MS(x) ((uint64_t)(x) * 1000000ull)

@@ -18,9 +18,9 @@
 
 #include "crypto/util.h"
 #include "crypto/x25519.h"
+#include "daemon/base/log.h"
 #include "daemon/core/messages.h"
-#include "daemon/log.h"
-#include "daemon/peer.h"
+#include "daemon/datapath/peer.h"
 #include "tests/daemon/coretest.h"
 #include "tests/device/simnet.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Real devices with TUN offloads on (a virtio_net_hdr on every TUN read and
- * write, as daemon/tun.c sets them up), joined in one process (simnet.h):
+ * write, as daemon/host/tun.c sets them up), joined in one process (simnet.h):
  *  - a TCP super-packet read after 30 other packets is cut into segments
  *    that fill the send batch and go on in the next (two io.send() calls);
  *  - the segments of one super-packet arriving in several consecutive
@@ -25,8 +25,8 @@
 
 #include "crypto/bytes.h"
 #include "crypto/x25519.h"
-#include "daemon/gso.h"
-#include "daemon/log.h"
+#include "daemon/base/log.h"
+#include "daemon/datapath/gso.h"
 #include "tests/daemon/coretest.h"
 #include "tests/device/simnet.h"
 
@@ -243,7 +243,7 @@ static void test_super_packet_merged_across_batches(void)
 	/*
 	 * The kernel's copies between its packets and the TUN reads and
 	 * writes go word by word only if our IP headers are word-aligned too
-	 * (GSO_BUF_SKEW in daemon/gso.h): merged or single, read or written.
+	 * (GSO_BUF_SKEW in daemon/datapath/gso.h): merged or single, read or written.
 	 */
 	tu_check(read_misaligned == 0, "%u TUN reads into a buffer whose IP header is not word-aligned",
 		 read_misaligned);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target of the control socket end to end (doc/control.md): the
- * real server (daemon/control.c) on the real event loop (daemon/loop.c),
+ * real server (daemon/control/control.c) on the real event loop (daemon/base/loop.c),
  * in this process, on a socket in a temporary directory, in front of a
- * real device (daemon/device.h) with no network behind its seam, as
+ * real device (daemon/datapath/device.h) with no network behind its seam, as
  * tests/daemon/uapi_fakedev.c serves it.
  *
  * Each input is written to one connection, which is then closed for
@@ -43,11 +43,12 @@
 
 #include "crypto/util.h"
 #include "crypto/x25519.h"
-#include "daemon/control.h"
-#include "daemon/device.h"
-#include "daemon/log.h"
-#include "daemon/loop.h"
-#include "daemon/uapi.h"
+#include "daemon/base/log.h"
+#include "daemon/base/loop.h"
+#include "daemon/config/uapi.h"
+#include "daemon/control/control.h"
+#include "daemon/datapath/device.h"
+#include "daemon/datapath/io.h"
 #include "tests/fuzz/fuzzref.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

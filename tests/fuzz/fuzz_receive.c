@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target of the receive path of a device with a live session
- * (daemon/receive.c and what it calls: the edge check, cookies, the
+ * (daemon/datapath/receive.c and what it calls: the edge check, cookies, the
  * handshake, opening in place, the replay window, roaming, the source
  * check, the TUN write, and the timers between datagrams).
  *

@@ -2,7 +2,7 @@
 /*
  * libFuzzer target of the TUN input path of a device with a live session
  * (device_tx_buffer/device_tx_packet/device_tx_flush: the virtio_net_hdr,
- * the split of TSO super-packets and checksum completion (daemon/gso.c),
+ * the split of TSO super-packets and checksum completion (daemon/datapath/gso.c),
  * the inner IP check, allowed IPs, sealing, the batch to the socket), and
  * of the receive path of the peer that opens what it sends.
  *

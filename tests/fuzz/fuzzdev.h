@@ -4,7 +4,7 @@
  * devices of tests/device/simnet.h from one fixed seed, so that their keys,
  * sender indices and session keys are the same in every run and a corpus of
  * captured messages stays valid; inner packets built by hand; a TUN read
- * handed to a device the way the shell hands it (daemon/device.h); and the
+ * handed to a device the way the shell hands it (daemon/datapath/device.h); and the
  * writing of seed files.
  */
 #ifndef WGD_FUZZDEV_H

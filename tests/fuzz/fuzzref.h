@@ -3,7 +3,7 @@
  * What the TUN-offload fuzzers (fuzz_gso.c, fuzz_gro.c) check the real code
  * against: RFC 1071 sums the obvious way, 16 bits at a time, and the IP and
  * TCP header rules of RFC 791, RFC 793 and RFC 8200, read straight from the
- * bytes.  Deliberately naive: it shares no code with daemon/gso.c.
+ * bytes.  Deliberately naive: it shares no code with daemon/datapath/gso.c.
  */
 #ifndef WGD_FUZZREF_H
 #define WGD_FUZZREF_H

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# daemon/netcfg.c in a network namespace, through its driver
+# daemon/bringup/netcfg.c in a network namespace, through its driver
 # tests/daemon/netcfg_tool.c (NETCFG_TOOL, set by meson): what netcfg_apply()
 # makes of a configuration (addresses, MTU and its default, routes in main
 # and in a table of their own, the full-tunnel table and rules of IPv4 and

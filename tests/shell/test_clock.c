@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Suspend detection (daemon/clock.h): clock_suspend_check() over a table
+ * Suspend detection (daemon/base/clock.h): clock_suspend_check() over a table
  * of wakeups, each a pair of clock readings (boot, then monotonic) and the
  * sleep it must report.  The cases: the first call only primes; idle time
  * (both clocks advance alike) is no suspend, however long; a gain of the
@@ -11,7 +11,7 @@
  */
 #include <stdio.h>
 
-#include "daemon/clock.h"
+#include "daemon/base/clock.h"
 
 #define S 1000000000ull
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * A reload's set message (daemon/confdiff.h) over a table of file pairs,
+ * A reload's set message (daemon/bringup/confdiff.h) over a table of file pairs,
  * parsed by the real parser (conffile_parse): each case gives the old and
  * the new wg-quick text, the summary, the device flags and every entry of
  * the message in order (public key, flags, and the fields those flags
@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/confdiff.h"
-#include "daemon/conffile.h"
+#include "daemon/bringup/confdiff.h"
+#include "daemon/config/conffile.h"
 
 /* Placeholders in the texts: @A @B @C public keys, @P @Q preshared keys,
  * @K @L private keys; each a key of bytes all equal to its index + 1. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * When host-name endpoints are resolved again and when an answer is taken
- * (daemon/dnspolicy.h), with fake times: the staleness setting and its
+ * (daemon/bringup/dnspolicy.h), with fake times: the staleness setting and its
  * bounds; the staleness of a handshake age, exactly at the limit; a name
  * queried at once when given, stale or not, one query out at a time;
  * failures retried with a doubling wait up to the interval; a fresh peer
@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "daemon/dnspolicy.h"
+#include "daemon/bringup/dnspolicy.h"
 
 #define S 1u		/* the policy counts whole seconds */
 

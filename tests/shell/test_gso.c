@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * TUN offloads (daemon/gso.c) against naive references:
+ * TUN offloads (daemon/datapath/gso.c) against naive references:
  *  - checksums against a 16-bit-word-at-a-time RFC 1071 sum: the sum and
  *    the copy-and-sum at every length to 2048 and some to 65535, every
  *    source and destination alignment, random and all-ones bytes; the
@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "crypto/bytes.h"
-#include "daemon/gso.h"
+#include "daemon/datapath/gso.h"
 
 static int failures;
 
