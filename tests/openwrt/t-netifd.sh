@@ -150,6 +150,7 @@ wgctl show wgo; ip addr show dev wgo; ip route; ip -6 route
 PID1=$(wgd_pid wgo)
 echo "wgd pid $PID1, netifd $NETIFD"
 check "wgd -f wgo runs as netifd's child" is "[ -n '$PID1' ] && [ \"\$(awk '/^PPid:/ {print \$2}' /proc/$PID1/status)\" = $NETIFD ]"
+echo "wgd's capabilities:" $(grep -E '^Cap(Prm|Eff|Bnd)' "/proc/$PID1/status")
 check "wgd runs as the user wgd (uid $WGD_UID), not root" is "[ \"\$(uids $PID1)\" = '$WGD_UID $WGD_UID $WGD_UID $WGD_UID' ]"
 check "private_key: wgo's public key" is "[ \"\$(wgctl show wgo public-key)\" = '$PUB_R' ]"
 check "listen_port 51900"               is '[ "$(dump_field wgo interface 3)" = 51900 ]'
