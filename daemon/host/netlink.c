@@ -189,7 +189,8 @@ int netlink_read_events(struct netlink *nl, struct netlink_event *ev)
 	return ctx.matched;
 }
 
-int netlink_request(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
+/* len bytes of messages to the kernel on bus, their answers to cb (netlink.h). */
+static int netlink_exchange(int bus, const struct nlmsghdr *nlh, size_t len, mnl_cb_t cb, void *data)
 {
 	uint8_t buf[8192] __attribute__((aligned(4)));
 	struct mnl_socket *sock;
@@ -198,14 +199,13 @@ int netlink_request(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
 	bool dump = nlh->nlmsg_flags & NLM_F_DUMP;
 	int ret = 0, one = 1, i;
 
-	sock = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+	sock = mnl_socket_open2(bus, SOCK_CLOEXEC);
 	if (!sock)
 		return -errno;
 	/* Older kernels lack the option and dump everything: cb filters. */
 	if (dump)
 		mnl_socket_setsockopt(sock, NETLINK_GET_STRICT_CHK, &one, sizeof(one));
-	if (mnl_socket_bind(sock, 0, MNL_SOCKET_AUTOPID) < 0 ||
-	    mnl_socket_sendto(sock, nlh, nlh->nlmsg_len) < 0) {
+	if (mnl_socket_bind(sock, 0, MNL_SOCKET_AUTOPID) < 0 || mnl_socket_sendto(sock, nlh, len) < 0) {
 		ret = -errno;
 		goto out;
 	}
@@ -231,6 +231,16 @@ int netlink_request(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
 out:
 	mnl_socket_close(sock);
 	return ret;
+}
+
+int netlink_request(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
+{
+	return netlink_exchange(NETLINK_ROUTE, nlh, nlh->nlmsg_len, cb, data);
+}
+
+int netlink_request_batch(int bus, const void *msgs, size_t len)
+{
+	return netlink_exchange(bus, msgs, len, NULL, NULL);
 }
 
 /* RTM_NEWLINK for nl->ifindex: the MTU (0: unchanged) and the flags in change. */

@@ -5,7 +5,7 @@
  * its interface is deleted, and forgets cached source addresses that went
  * away or that a route change may have made the wrong choice.  Its one
  * request function also carries daemon/bringup/netcfg.c's addresses, routes and
- * rules.
+ * rules, and daemon/bringup/nftables.c's netfilter batches.
  */
 #ifndef WGD_NETLINK_H
 #define WGD_NETLINK_H
@@ -45,6 +45,13 @@ int netlink_set_up(struct netlink *nl, bool up);
  */
 int netlink_request(struct nlmsghdr *nlh, int (*cb)(const struct nlmsghdr *nlh, void *data),
 		    void *data);
+
+/*
+ * The same for len bytes of messages on another netlink bus (a netfilter
+ * batch: NETLINK_NETFILTER), all with one sequence number and NLM_F_ACK on
+ * the last only: 0 at its acknowledgement, or the kernel's first error.
+ */
+int netlink_request_batch(int bus, const void *msgs, size_t len);
 
 /*
  * Starts a request of this type in buf (aligned to 4, room for the message)
