@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "daemon/base/log.h"
+#include "daemon/bringup/nftables.h"
 #include "daemon/host/netlink.h"
 
 /* wg-quick(8)'s numbers: the first table it tries for a full tunnel, the
@@ -66,6 +67,7 @@ struct netcfg {
 	bool warned_ipv6;
 	int old_src_valid_mark;	/* -1: unchanged */
 	uint32_t auto_table;	/* the full-tunnel table we chose (no FwMark); 0: none */
+	struct nftables nft;	/* a full tunnel's netfilter tables */
 };
 
 static size_t netcfg_alen(uint8_t family)
@@ -391,6 +393,7 @@ int netcfg_create(struct netcfg **out, int ifindex, const char *ifname)
 	nc->nl.ifindex = ifindex;
 	snprintf(nc->ifname, sizeof(nc->ifname), "%s", ifname);
 	nc->old_src_valid_mark = -1;
+	nftables_init(&nc->nft, ifname);
 	*out = nc;
 	return 0;
 }
@@ -705,6 +708,9 @@ int netcfg_apply(struct netcfg *nc, const struct netcfg_want *w, uint32_t *fwmar
 	ret = netcfg_wanted(nc, w, nr, want, &want_len, full, &table, err, errlen);
 	if (!ret)
 		ret = netcfg_remove_unwanted(nc, want, want_len, err, errlen);
+	/* A full tunnel's drop in place before its addresses, removed after its rules. */
+	if (!ret)
+		ret = nftables_apply(&nc->nft, full, w->addrs, w->addrs_len, table, err, errlen);
 	known = nc->objs_len;
 	/* As wg-quick: addresses, MTU and link up (before the first object
 	 * that is not an address, or at the end), then routes and rules. */
@@ -732,6 +738,7 @@ void netcfg_teardown(struct netcfg *nc)
 	int ret;
 
 	netcfg_remove_unwanted(nc, NULL, 0, err, sizeof(err));
+	nftables_teardown(&nc->nft);
 	if (netcfg_src_valid(nc, false, err, sizeof(err)) < 0)
 		log_error("%s", err);
 	/* A link that is gone (ENODEV) needs nothing restored. */

@@ -4,7 +4,8 @@
  * through route netlink (libmnl) rather than by running ip(8): addresses,
  * MTU, link up, a route per allowed IP and, for a full tunnel, the fwmark
  * table and policy rules that keep the daemon's own datagrams out of the
- * tunnel.
+ * tunnel, and the nftables tables that keep the LAN out of it
+ * (daemon/bringup/nftables.h).
  *
  * netcfg records every object it created (an address, route or rule that
  * already existed is not recorded: it is not ours) and every setting it
