@@ -51,10 +51,12 @@ cf_log() { cat "$NT_TMP/$1.$NT_RUN.log"; }
 cf_no_tentative() { [ -z "$(ip -n "$1" -6 addr show tentative)" ]; }
 
 # cf_snapshot NS: the namespace's links, addresses, routes of every table,
-# policy rules (IPv4 and IPv6) and src_valid_mark, normalized, one JSON
-# document: equal before a bring-up and after its teardown.
+# policy rules (IPv4 and IPv6), nftables ruleset and src_valid_mark,
+# normalized, one JSON document: equal before a bring-up and after its
+# teardown.
 cf_snapshot() {
 	local ns=$1
+	nt_need nft
 	# A link-local address still in duplicate address detection would
 	# change (and get its local route) between two snapshots.
 	nt_until "$NT_TIMEOUT" cf_no_tentative "$ns" || nt_fail "$ns: addresses stay tentative"
@@ -71,14 +73,18 @@ cf_snapshot() {
 		echo
 		ip -n "$ns" -6 -j rule show
 		echo
+		ip netns exec "$ns" nft -j list ruleset
+		echo
 		printf '"%s"\n' "$(ip netns exec "$ns" sysctl -n net.ipv4.conf.all.src_valid_mark)"
 	} | "$NT_PY" -c '
 import json, sys
 docs = [json.loads(d) for d in sys.stdin.read().split("\n\n")]
-# Counters and the link state of the veth are not what a bring-up changes.
+# Counters and the link state of the veth are not what a bring-up changes;
+# the version of nft and the handles it numbers objects with are not state.
 def clean(o):
     if isinstance(o, dict):
-        return {k: clean(v) for k, v in o.items() if k not in ("stats", "stats64", "operstate")}
+        return {k: clean(v) for k, v in o.items()
+                if k not in ("stats", "stats64", "operstate", "metainfo", "handle")}
     if isinstance(o, list):
         return [clean(v) for v in o]
     return o

@@ -8,7 +8,11 @@
 # IPv6, src_valid_mark), what a reload changes (only the differences, never
 # what the administrator added by hand), what teardown leaves (exactly the
 # state before), IPv6 disabled (IPv4 goes on, one warning) and errors that
-# name the object.  Everything is checked with `ip -j`.
+# name the object.  Everything is checked with `ip -j`; a full tunnel's
+# nftables tables (daemon/bringup/nftables.c) with `nft -j`: one per family
+# with a default route, a drop per address of the family, the mark in the
+# CONNMARK rule, replaced on reload, gone at teardown and with the default
+# route; after an apply that fails half-way, teardown removes them too.
 #
 #   NETCFG_TOOL=build/tests/bringup/netcfg_tool tests/net/netcfg.sh
 
@@ -16,6 +20,7 @@
 . "$(dirname "$0")/lib.sh"
 
 nt_init nc
+nt_need nft
 export LC_ALL=C
 TOOL=${NETCFG_TOOL:-}
 if [ -z "$TOOL" ] || [ ! -x "$TOOL" ]; then
@@ -72,12 +77,45 @@ print("\n".join(sorted(out)))
 ' "$mode" "$TUN"
 }
 
-# snapshot: every rule, route and address of the namespace, and src_valid_mark.
+# nft_tables: the nftables tables of $TUN's netcfg, one line each: FAMILY,
+# the addresses its preraw chain drops, the mark its postmangle chain saves
+# ("ip drop 10.8.0.1 mark 51821"); every other table of the namespace as
+# "other FAMILY NAME".
+nft_tables() {
+	nsx nft -j list ruleset | "$NT_PY" -c '
+import json, sys
+name = "wgd-" + sys.argv[1]
+tables = {}
+for o in json.load(sys.stdin)["nftables"]:
+    (kind, v), = o.items()
+    if kind == "table":
+        tables[(v["family"], v["name"])] = {"drop": [], "mark": []}
+    elif kind == "rule":
+        t = tables[(v["family"], v["table"])]
+        for e in v["expr"]:
+            m = e.get("match", {})
+            if "payload" in m.get("left", {}):
+                t["drop"].append(m["right"])
+            elif m.get("left") == {"meta": {"key": "mark"}}:
+                t["mark"].append(str(m["right"]))
+out = []
+for (fam, n), t in sorted(tables.items()):
+    if n != name:
+        out.append("other %s %s" % (fam, n))
+    else:
+        out.append(" ".join([fam, "drop"] + sorted(t["drop"]) + ["mark"] + t["mark"]))
+print("\n".join(out))
+' "$TUN"
+}
+
+# snapshot: every rule, route and address of the namespace, its nftables
+# ruleset, and src_valid_mark.
 snapshot() {
 	q raw rule
 	q raw -6 rule
 	q raw route show table all
 	q raw addr
+	nsx nft list ruleset
 	nsx sysctl -n net.ipv4.conf.all.src_valid_mark
 }
 
@@ -243,6 +281,7 @@ expect "Table = 1234" "$ANS" "fwmark 0 mtu 1420"
 expect "routes in table 1234" "$(q routes route show table all)" \
 	"$(printf '10.6.0.0/24 1234\ndefault 1234\ndefault 1234\nfd00:c::/64 1234')"
 expect "no rules for Table = 1234" "$(rules_all)" "$RULES"
+expect "no nftables tables for Table = 1234" "$(nft_tables)" ""
 ip -n "$NS" route add 10.7.0.0/24 dev "$VETH" table 1234
 want "table 1234" "route 10.6.0.0/24" "route 10.7.0.0/24" "addr 10.1.0.1/24"
 tool_reload
@@ -283,7 +322,11 @@ expect "full-tunnel routes" "$(q routes route show table all)" \
 expect "IPv4 full-tunnel rules" "$(full_rules -4 51821)" "[32765] [32764]"
 expect "IPv6 full-tunnel rules" "$(full_rules -6 51821)" "[32765] [32764]"
 expect "src_valid_mark" "$(nsx sysctl -n net.ipv4.conf.all.src_valid_mark)" 1
-nt_ok "full tunnel: table 51821 (51820 in use), rules of wg-quick for IPv4 and IPv6, src_valid_mark=1"
+expect "full-tunnel nftables tables" "$(nft_tables)" \
+	"$(printf 'ip drop 10.8.0.1 mark 51821\nip6 drop fd00:d::1 mark 51821')"
+expect "the nftables tables before the addresses" \
+	"$(grep -E -m1 -o 'nftables tables [^ ]*: ip and ip6|added address' "$TOOL_LOG")" "nftables tables wgd-$TUN: ip and ip6"
+nt_ok "full tunnel: table 51821 (51820 in use), rules of wg-quick for IPv4 and IPv6, src_valid_mark=1, nftables tables ip and ip6 first"
 
 want "addr 10.8.0.1/24" "addr fd00:d::1/64" "route 0.0.0.0/0" "route ::/0" "fwmark 4660"
 tool_reload
@@ -292,6 +335,8 @@ expect "FwMark's routes" "$(q routes route show table all)" "$(printf 'default 4
 expect "IPv4 rules of FwMark" "$(full_rules -4 4660)" "[32765] [32764]"
 expect "IPv6 rules of FwMark" "$(full_rules -6 4660)" "[32765] [32764]"
 expect "the old table's rules" "$(full_rules -4 51821; full_rules -6 51821)" "$(printf '[] [32764]\n[] [32764]')"
+expect "FwMark's nftables tables" "$(nft_tables)" \
+	"$(printf 'ip drop 10.8.0.1 mark 4660\nip6 drop fd00:d::1 mark 4660')"
 want "addr 10.8.0.1/24" "route 0.0.0.0/0" "route fd00:e::/64" "fwmark 4660"
 tool_reload
 expect "IPv4 full tunnel only" "$ANS" "fwmark 4660 mtu 1420"
@@ -299,16 +344,29 @@ expect "IPv4 full tunnel only: IPv6 rules" "$(full_rules -6 4660)" "[] []"
 expect "IPv4 full tunnel only: IPv4 rules" "$(full_rules -4 4660)" "[32765] [32764]"
 expect "IPv4 full tunnel only: routes" "$(q routes route show table all)" \
 	"$(printf 'default 4660\nfd00:e::/64 main')"
+expect "IPv4 full tunnel only: nftables" "$(nft_tables)" "ip drop 10.8.0.1 mark 4660"
 want "addr 10.8.0.1/24" "route ::/0" "fwmark 4660"
 tool_reload
 expect "IPv6 full tunnel only" "$ANS" "fwmark 4660 mtu 1420"
 expect "IPv6 full tunnel only: IPv4 rules" "$(full_rules -4 4660)" "[] []"
 expect "src_valid_mark without an IPv4 full tunnel" "$(nsx sysctl -n net.ipv4.conf.all.src_valid_mark)" 0
+expect "IPv6 full tunnel only: nftables" "$(nft_tables)" "ip6 drop mark 4660"
 want "route 0.0.0.0/0" "route ::/0"
 tool_reload
 expect "full tunnel again" "$ANS" "fwmark 51821 mtu 1420"
 expect "src_valid_mark again" "$(nsx sysctl -n net.ipv4.conf.all.src_valid_mark)" 1
+expect "full tunnel again: nftables" "$(nft_tables)" "$(printf 'ip drop mark 51821\nip6 drop mark 51821')"
+want "route 10.9.0.0/24"
+tool_reload
+expect "no full tunnel" "$ANS" "fwmark 0 mtu 1420"
+expect "no full tunnel: nftables" "$(nft_tables)" ""
+expect "no full tunnel: rules" "$(rules_all)" "$RULES"
+want "addr 10.8.0.1/24" "addr 10.8.0.2/24" "route 0.0.0.0/0"
+tool_reload
+expect "a full tunnel once more" "$ANS" "fwmark 51821 mtu 1420"
+expect "two addresses: nftables" "$(nft_tables)" "ip drop 10.8.0.1 10.8.0.2 mark 51821"
 tool_down
+expect "nftables after teardown" "$(nft_tables)" ""
 expect "rules after teardown" "$(rules_all)" "$RULES"
 expect "src_valid_mark after teardown" "$(nsx sysctl -n net.ipv4.conf.all.src_valid_mark)" 0
 tool_exit
@@ -325,9 +383,23 @@ tool_down
 expect "rules after teardown without the link" "$(rules_all)" "$RULES"
 expect "src_valid_mark after teardown without the link" "$(nsx sysctl -n net.ipv4.conf.all.src_valid_mark)" 0
 expect "complaints of teardown without the link" "$(grep -c 'cannot' "$TOOL_LOG")" 0
+expect "nftables after teardown without the link" "$(nft_tables)" ""
 tool_exit
 expect "the namespace after the link went" "$(snapshot)" "$BEFORE"
 nt_ok "the link deleted first: teardown removes the rules and restores src_valid_mark, quietly"
+
+# ---- an apply that fails half-way: the tables made before it stay until teardown ----
+ip -n "$NS" route add 10.7.0.0/24 dev "$VETH"
+want "addr 10.8.0.1/24" "route 0.0.0.0/0" "route 10.7.0.0/24"
+tool_start
+expect "a route in the way of a full tunnel" "$ANS" "error: cannot add route 10.7.0.0/24 to table main: File exists"
+expect "nftables after the failure" "$(nft_tables)" "ip drop 10.8.0.1 mark 51821"
+tool_down
+expect "nftables after the failed apply's teardown" "$(nft_tables)" ""
+tool_exit
+ip -n "$NS" route del 10.7.0.0/24 dev "$VETH"
+expect "the namespace after a failed apply" "$(snapshot)" "$BEFORE"
+nt_ok "an apply that fails after the nftables table was made: teardown removes it"
 
 # ---- an identical rule of the administrator's: ours goes before it, and it stays ----
 # (and src_valid_mark=1 already: left as it is)
@@ -358,6 +430,7 @@ expect "IPv4 address without IPv6" "$(q addrs addr show dev "$TUN")" "10.10.0.1/
 expect "IPv4 routes without IPv6" "$(q routes route show table all)" "$(printf '10.11.0.0/16 main\ndefault 51820')"
 expect "IPv4 rules without IPv6" "$(full_rules -4 51820)" "[32765] [32764]"
 expect "no IPv6 rules" "$(full_rules -6 51820)" "[] []"
+expect "no IPv6 nftables table" "$(nft_tables)" "ip drop 10.10.0.1 mark 51820"
 tool_reload
 expect "reload without IPv6" "$ANS" "fwmark 51820 mtu 1420"
 tool_down
@@ -376,5 +449,11 @@ expect "without CAP_NET_ADMIN" "$ANS" \
 	"error: cannot add address 10.12.0.1/24: Operation not permitted"
 tool_down
 tool_exit
+want "addr 10.12.0.1/24" "route 0.0.0.0/0"
+tool_start "$PTUN" setpriv --bounding-set=-net_admin
+expect "a full tunnel without CAP_NET_ADMIN" "$ANS" \
+	"error: cannot set nftables tables wgd-$PTUN (ip): Operation not permitted"
+tool_down
+tool_exit
 ip -n "$NS" tuntap del name "$PTUN" mode tun
-nt_ok "without CAP_NET_ADMIN: 'cannot add address 10.12.0.1/24: Operation not permitted'"
+nt_ok "without CAP_NET_ADMIN: 'cannot add address 10.12.0.1/24: Operation not permitted', 'cannot set nftables tables wgd-$PTUN (ip): ...'"
