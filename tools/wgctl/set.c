@@ -428,23 +428,6 @@ static int key_cmp(const void *a, const void *b)
 	return memcmp(*(const uint8_t *const *)a, *(const uint8_t *const *)b, CONFIG_KEY_LEN);
 }
 
-/* Appends a copy of *p (its allowed IPs too) to dev. */
-static int copy_peer(struct config_device *dev, const struct config_peer *p)
-{
-	struct config_peer *q = config_device_add_peer(dev, p->public_key);
-
-	if (!q)
-		return -ENOMEM;
-	q->flags = p->flags;
-	memcpy(q->preshared_key, p->preshared_key, CONFIG_KEY_LEN);
-	q->endpoint = p->endpoint;
-	q->persistent_keepalive = p->persistent_keepalive;
-	for (size_t i = 0; i < p->allowedips_len; i++)
-		if (config_peer_add_allowedip(q, &p->allowedips[i]) < 0)
-			return -ENOMEM;
-	return 0;
-}
-
 /*
  * syncconf, as wg makes it: the file's configuration without
  * replace_peers (so unchanged peers keep their sessions), preceded by a
@@ -514,7 +497,7 @@ static int sync_conf(const char *ifname, struct config_device *file, struct conf
 			}
 			break;
 		}
-		if (copy_peer(out, f) < 0)
+		if (!config_device_add_peer_copy(out, f))
 			goto nomem;
 	}
 	ret = 0;
