@@ -558,36 +558,6 @@ static void test_round_trip(void)
 	config_device_clear(&back);
 }
 
-/* Two snapshots hold the same data (what a get reply carries). */
-static bool same_device(const struct config_device *a, const struct config_device *b)
-{
-	if (a->listen_port != b->listen_port || a->fwmark != b->fwmark ||
-	    a->peers_len != b->peers_len ||
-	    (a->flags & CONFIG_DEVICE_HAS_PRIVATE_KEY) != (b->flags & CONFIG_DEVICE_HAS_PRIVATE_KEY) ||
-	    memcmp(a->private_key, b->private_key, 32) != 0)
-		return false;
-	for (size_t i = 0; i < a->peers_len; i++) {
-		const struct config_peer *p = &a->peers[i], *q = &b->peers[i];
-		uint32_t m = CONFIG_PEER_HAS_PRESHARED_KEY | CONFIG_PEER_HAS_ENDPOINT;
-
-		if (memcmp(p->public_key, q->public_key, 32) != 0 || (p->flags & m) != (q->flags & m) ||
-		    memcmp(p->preshared_key, q->preshared_key, 32) != 0 ||
-		    p->persistent_keepalive != q->persistent_keepalive ||
-		    p->last_handshake_sec != q->last_handshake_sec ||
-		    p->last_handshake_nsec != q->last_handshake_nsec ||
-		    p->rx_bytes != q->rx_bytes || p->tx_bytes != q->tx_bytes ||
-		    p->allowedips_len != q->allowedips_len)
-			return false;
-		if ((p->flags & CONFIG_PEER_HAS_ENDPOINT) &&
-		    memcmp(&p->endpoint, &q->endpoint, sizeof(p->endpoint)) != 0)
-			return false;
-		for (size_t j = 0; j < p->allowedips_len; j++)
-			if (memcmp(&p->allowedips[j], &q->allowedips[j], sizeof(p->allowedips[j])) != 0)
-				return false;
-	}
-	return true;
-}
-
 static int parse_get(struct config_device *cfg, const char *msg)
 {
 	config_device_init(cfg);
@@ -623,7 +593,7 @@ static void test_parse_get(void)
 	check(uapi_print_get(&b, &dev) == 0, "get print");
 	config_device_init(&back);
 	check(uapi_parse_get(&back, b.data, b.len) == 0, "get parse");
-	check(same_device(&dev, &back), "get reply parses back to the snapshot");
+	check(config_device_equal(&dev, &back), "get reply parses back to the snapshot");
 	/* Zeros in a reply mean no preshared key; a printed keepalive of 0 is off. */
 	check(back.peers_len == 3 && !(back.peers[1].flags & CONFIG_PEER_HAS_PRESHARED_KEY) &&
 	      (back.peers[0].flags & CONFIG_PEER_HAS_PRESHARED_KEY) &&
@@ -795,7 +765,7 @@ static void test_get_mutations(void)
 			accepted++;
 			uapi_buf_consume(&b, b.len);
 			if (uapi_print_get(&b, &cfg) != 0 || uapi_parse_get(&back, b.data, b.len) != 0 ||
-			    !same_device(&cfg, &back)) {
+			    !config_device_equal(&cfg, &back)) {
 				if (!rt_fail++ || getenv("TEST_UAPI_VERBOSE"))
 					fprintf(stderr, "get round trip failed for:\n%.*s\n", (int)len, msg);
 			}
