@@ -464,6 +464,9 @@ static void test_errors(void)
 		  "t.conf:2: invalid FwMark `0x100000000' (off or a 32-bit number)" },
 		{ CONFFILE_WG, "[Interface]\nFwMark = 12a\n",
 		  "t.conf:2: invalid FwMark `12a' (off or a 32-bit number)" },
+		/* "0x" as wg(8) reads it (tests/config/test_span.c) */
+		{ CONFFILE_WG, "[Interface]\nFwMark = 0X10\n",
+		  "t.conf:2: invalid FwMark `0X10' (off or a 32-bit number)" },
 		{ CONFFILE_WG, "[Interface]\nPrivateKey = " K1 "x\n",
 		  "t.conf:2: invalid PrivateKey (a 44-character base64 key)" },
 		{ CONFFILE_WG, "[Interface]\nPublicKey = " K1 "\n",
