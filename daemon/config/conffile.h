@@ -33,6 +33,7 @@
 #include <stdio.h>
 
 #include "daemon/config/config.h"
+#include "daemon/config/span.h"
 
 enum conffile_format {
 	CONFFILE_QUICK,		/* wg-quick(8) */
@@ -116,6 +117,20 @@ int conffile_load(struct conffile *cf, const char *path, enum conffile_format fm
  * 0 or -errno.
  */
 int conffile_print(FILE *f, const struct conffile *cf, enum conffile_format fmt);
+
+/*
+ * An Endpoint as the files take it, and wgctl set's endpoint argument:
+ * host:port, IPv4:port or [IPv6]:port (span_endpoint()), the host a
+ * numeric address of the family the brackets tell (IPv6 with an optional
+ * %scope, a number or an interface's name) or, without brackets, a host
+ * name (letters, digits, '-', '.', '_'; at most 253).  An IPv6 address
+ * needs its brackets, an IPv4 address or a name must not have them, as
+ * wireguard-go reads an endpoint.  *host (without the brackets) and *port
+ * are set either way.  0 with *ep set for an address, 1 for a name (to be
+ * resolved), -EINVAL.
+ */
+int conffile_endpoint(struct span v, union config_endpoint *ep, struct span *host,
+		      uint16_t *port);
 
 /* The file Table names are looked up in (iproute2's); tests point it at
  * their own. */

@@ -396,6 +396,36 @@ static void test_endpoints(void)
 	conffile_clear(&cf);
 }
 
+/* The Endpoint reader called directly, as wgctl set calls it: an address,
+ * a name to resolve, or refused. */
+static void test_endpoint_reader(void)
+{
+	static const struct {
+		const char *v;
+		int ret;
+	} t[] = {
+		{ "192.0.2.9:1", 0 }, { "[2001:db8::1]:5", 0 }, { "[fe80::1%1]:5", 0 },
+		{ "vpn.example:5", 1 },
+		/* brackets exactly around an IPv6 address, as wireguard-go reads it */
+		{ "fd00::1:5", -EINVAL }, { "[192.0.2.9]:5", -EINVAL }, { "[vpn.example]:5", -EINVAL },
+		{ "bad!name:5", -EINVAL }, { "192.0.2.9:65536", -EINVAL }, { "192.0.2.9", -EINVAL },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		union config_endpoint ep = { .addr.sa_family = AF_UNSPEC };
+		struct span host = { NULL, 0 };
+		uint16_t port = 0;
+		int ret = conffile_endpoint((struct span){ t[i].v, strlen(t[i].v) }, &ep, &host, &port);
+
+		check(ret == t[i].ret, "conffile_endpoint(%s): %d, want %d", t[i].v, ret, t[i].ret);
+		if (ret >= 0)
+			check(port == 5 || port == 1, "conffile_endpoint(%s): port %u", t[i].v, port);
+		if (ret == 0)
+			check(ep.addr.sa_family == (t[i].v[0] == '[' ? AF_INET6 : AF_INET) &&
+			      ep.in.sin_port == htons(port), "conffile_endpoint(%s): the address", t[i].v);
+	}
+}
+
 static void test_tables(void)
 {
 	static const struct { const char *v; enum conffile_table t; uint32_t id; } ok[] = {
@@ -781,6 +811,7 @@ int main(int argc, char **argv)
 	test_wg_format();
 	test_forms();
 	test_endpoints();
+	test_endpoint_reader();
 	test_tables();
 	test_errors();
 	test_print();
