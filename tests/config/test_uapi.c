@@ -866,6 +866,43 @@ static int test_ct(void)
 	return tu_failures ? 1 : 0;
 }
 
+/* Where the socket is, for wgd and wgctl alike: the directory's order of
+ * precedence, the names an interface can have, a path that does not fit. */
+static void test_socket_path(void)
+{
+	static const struct {
+		const char *name;
+		int ret;
+	} t[] = {
+		{ "wg0", 0 }, { "0123456789abcde", 0 }, { "a.b-c_d=e+f", 0 }, { "...", 0 },
+		{ "", -EINVAL }, { "0123456789abcdef", -EINVAL }, { "a/b", -EINVAL },
+		{ ".", -EINVAL }, { "..", -EINVAL },
+	};
+	char path[64], small[14];	/* "/run/wg0.sock" and its NUL */
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		int ret = uapi_socket_path(path, sizeof(path), "/run/x", t[i].name);
+
+		check(ret == t[i].ret, "socket path of `%s': %d, want %d", t[i].name, ret, t[i].ret);
+		if (ret == 0) {
+			char want[64];
+
+			snprintf(want, sizeof(want), "/run/x/%s.sock", t[i].name);
+			check(!strcmp(path, want), "socket path `%s', want `%s'", path, want);
+		}
+	}
+	check(uapi_socket_path(small, sizeof(small), "/run/x", "wg0") == -ENAMETOOLONG &&
+	      uapi_socket_path(small, sizeof(small), "/run", "wg0") == 0, "a path that does not fit");
+	unsetenv("WGD_RUN_DIR");
+	check(!strcmp(uapi_run_dir(NULL), "/var/run/wireguard"), "default run directory");
+	setenv("WGD_RUN_DIR", "", 1);
+	check(!strcmp(uapi_run_dir(NULL), "/var/run/wireguard"), "WGD_RUN_DIR empty");
+	setenv("WGD_RUN_DIR", "/tmp/e", 1);
+	check(!strcmp(uapi_run_dir(NULL), "/tmp/e") && !strcmp(uapi_run_dir("/tmp/a"), "/tmp/a"),
+	      "WGD_RUN_DIR, then the caller's directory first");
+	unsetenv("WGD_RUN_DIR");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "--ct") == 0)
@@ -880,6 +917,7 @@ int main(int argc, char **argv)
 	test_print_set();
 	test_mutations();
 	test_get_mutations();
+	test_socket_path();
 	printf("test_uapi: %lu checks, %lu failures\n", tu_checks, tu_failures);
 	return tu_failures ? 1 : 0;
 }

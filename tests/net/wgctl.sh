@@ -385,6 +385,10 @@ errors() {
 	expect_err "no such interface (json)" '^Unable to access interface: No such file or directory$' show nosuch0 --json
 	[ -s "$NT_TMP/err" ] && wgc "$NS_X" show --json nosuch0 2>/dev/null | grep -q . && nt_fail "--json of no interface printed a document"
 	expect_err "set on no such interface" '^Unable to modify interface: No such file or directory$' set nosuch0 listen-port 1
+	# A name no interface can have, refused by wgctl as wgd refuses to serve
+	# it (uapi_socket_path: one rule for both ends of the socket).
+	expect_err "name over 15 characters" '^Unable to access interface: Invalid argument$' show 0123456789abcdef
+	expect_err "name .." '^Unable to modify interface: Invalid argument$' set .. listen-port 1
 	expect_err "bad key" "^Key is not the correct length or format: \`notakey'$" set "$IF_X" peer notakey
 	expect_err "bad argument" '^Invalid argument: bogus$' set "$IF_X" bogus 1
 	expect_err "bad field" "^Invalid parameter: \`bogus'$" show "$IF_X" bogus
