@@ -132,6 +132,16 @@ int conffile_print(FILE *f, const struct conffile *cf, enum conffile_format fmt)
 int conffile_endpoint(struct span v, union config_endpoint *ep, struct span *host,
 		      uint16_t *port);
 
+/*
+ * An endpoint's text as wg(8) shows and prints it: the address as
+ * getnameinfo(NI_NUMERICHOST) gives it (an IPv6 scope by its interface's
+ * name), in brackets when IPv6, then ':' and the port.  0, or getnameinfo()'s
+ * EAI_* code (buf is then left as it was).  CONFFILE_ENDPOINT_TEXT_MAX
+ * holds any.
+ */
+#define CONFFILE_ENDPOINT_TEXT_MAX 80
+int conffile_endpoint_text(char *buf, size_t len, const union config_endpoint *ep);
+
 /* The file Table names are looked up in (iproute2's); tests point it at
  * their own. */
 extern const char *conffile_rt_tables;

@@ -426,6 +426,41 @@ static void test_endpoint_reader(void)
 	}
 }
 
+/* An endpoint's text, as wg show and showconf write it. */
+static void test_endpoint_text(void)
+{
+	static const struct {
+		int family;
+		const char *addr;
+		uint32_t scope;
+		const char *want;
+	} t[] = {
+		{ AF_INET, "192.0.2.1", 0, "192.0.2.1:51820" },
+		{ AF_INET6, "2001:db8::1", 0, "[2001:db8::1]:51820" },
+		{ AF_INET6, "::ffff:192.0.2.1", 0, "[::ffff:192.0.2.1]:51820" },
+		{ AF_INET6, "fe80::1", 999999, "[fe80::1%999999]:51820" },	/* no such interface */
+		{ AF_INET6, "fe80::1", 1, "[fe80::1%lo]:51820" },
+	};
+	char buf[CONFFILE_ENDPOINT_TEXT_MAX];
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		union config_endpoint ep;
+
+		memset(&ep, 0, sizeof(ep));
+		ep.addr.sa_family = (sa_family_t)t[i].family;
+		ep.in.sin_port = htons(51820);
+		if (t[i].family == AF_INET)
+			inet_pton(AF_INET, t[i].addr, &ep.in.sin_addr);
+		else
+			inet_pton(AF_INET6, t[i].addr, &ep.in6.sin6_addr);
+		ep.in6.sin6_scope_id = t[i].family == AF_INET6 ? t[i].scope : 0;
+		check(conffile_endpoint_text(buf, sizeof(buf), &ep) == 0 && !strcmp(buf, t[i].want),
+		      "endpoint text `%s', want `%s'", buf, t[i].want);
+	}
+	check(conffile_endpoint_text(buf, sizeof(buf), &(union config_endpoint){
+		.addr.sa_family = AF_UNSPEC }) != 0, "endpoint text of no address");
+}
+
 static void test_tables(void)
 {
 	static const struct { const char *v; enum conffile_table t; uint32_t id; } ok[] = {
@@ -812,6 +847,7 @@ int main(int argc, char **argv)
 	test_forms();
 	test_endpoints();
 	test_endpoint_reader();
+	test_endpoint_text();
 	test_tables();
 	test_errors();
 	test_print();

@@ -6,7 +6,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <net/if.h>
 #include <netdb.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -89,24 +88,15 @@ static bool has_endpoint(const struct config_peer *p)
 	       (p->endpoint.addr.sa_family == AF_INET || p->endpoint.addr.sa_family == AF_INET6);
 }
 
-/* host:port or [v6]:port, the scope of a link-local address by interface
- * name: what getnameinfo() gives wg. */
+/* The endpoint as wg shows it (conffile_endpoint_text(), which showconf's
+ * printer uses too), or getnameinfo()'s error, as wg shows that. */
 static const char *endpoint_str(const union config_endpoint *ep)
 {
-	static char buf[INET6_ADDRSTRLEN + IF_NAMESIZE + 16];
-	char host[INET6_ADDRSTRLEN + IF_NAMESIZE + 2], serv[8];
-	socklen_t len = ep->addr.sa_family == AF_INET6 ? sizeof(ep->in6) : sizeof(ep->in);
-	int ret;
+	static char buf[CONFFILE_ENDPOINT_TEXT_MAX];
+	int ret = conffile_endpoint_text(buf, sizeof(buf), ep);
 
-	ret = getnameinfo(&ep->addr, len, host, sizeof(host), serv, sizeof(serv),
-			  NI_DGRAM | NI_NUMERICHOST | NI_NUMERICSERV);
-	if (ret) {
+	if (ret)
 		snprintf(buf, sizeof(buf), "%s", gai_strerror(ret));
-		return buf;
-	}
-	snprintf(buf, sizeof(buf),
-		 ep->addr.sa_family == AF_INET6 && strchr(host, ':') ? "[%s]:%s" : "%s:%s",
-		 host, serv);
 	return buf;
 }
 
