@@ -740,9 +740,8 @@ static void print_endpoint(FILE *f, const struct config_peer *peer,
 			   const struct conffile_peer *cp)
 {
 	char buf[CONFFILE_ENDPOINT_TEXT_MAX];
-	int family = peer->endpoint.addr.sa_family;
 
-	if ((peer->flags & CONFIG_PEER_HAS_ENDPOINT) && (family == AF_INET || family == AF_INET6)) {
+	if (config_peer_has_endpoint(peer)) {
 		if (conffile_endpoint_text(buf, sizeof(buf), &peer->endpoint) != 0)
 			return;
 	} else if (cp && cp->endpoint_host) {

@@ -115,20 +115,19 @@ static bool config_key_same(bool a_has, const uint8_t *a, bool b_has, const uint
 	return a_has == b_has && (!a_has || crypto_equal(a, b, CONFIG_KEY_LEN));
 }
 
-/* An endpoint a get reply prints: flagged, and of a family it has. */
-static bool config_endpoint_known(const struct config_peer *p)
+bool config_peer_has_endpoint(const struct config_peer *peer)
 {
-	sa_family_t f = p->endpoint.addr.sa_family;
+	sa_family_t f = peer->endpoint.addr.sa_family;
 
-	return (p->flags & CONFIG_PEER_HAS_ENDPOINT) && (f == AF_INET || f == AF_INET6);
+	return (peer->flags & CONFIG_PEER_HAS_ENDPOINT) && (f == AF_INET || f == AF_INET6);
 }
 
 static bool config_endpoint_same(const struct config_peer *a, const struct config_peer *b)
 {
 	const union config_endpoint *x = &a->endpoint, *y = &b->endpoint;
 
-	if (!config_endpoint_known(a) || !config_endpoint_known(b))
-		return config_endpoint_known(a) == config_endpoint_known(b);
+	if (!config_peer_has_endpoint(a) || !config_peer_has_endpoint(b))
+		return config_peer_has_endpoint(a) == config_peer_has_endpoint(b);
 	/* sin_port and sin6_port are at the same offset. */
 	if (x->addr.sa_family != y->addr.sa_family || x->in.sin_port != y->in.sin_port)
 		return false;

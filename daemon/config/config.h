@@ -153,6 +153,10 @@ int config_device_copy(struct config_device *dst, const struct config_device *sr
  */
 bool config_device_equal(const struct config_device *a, const struct config_device *b);
 
+/* The peer has an endpoint to send to: CONFIG_PEER_HAS_ENDPOINT, and an
+ * IPv4 or IPv6 address (what a get reply prints, what wg shows). */
+bool config_peer_has_endpoint(const struct config_peer *peer);
+
 /* The same prefixes (family, length, address, .remove) in the same order. */
 bool config_peer_allowedips_equal(const struct config_peer *a, const struct config_peer *b);
 

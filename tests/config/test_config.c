@@ -287,11 +287,29 @@ static void test_equal(void)
 	config_device_clear(&b);
 }
 
+static void test_has_endpoint(void)
+{
+	struct config_peer p = { .flags = CONFIG_PEER_HAS_ENDPOINT };
+
+	p.endpoint.addr.sa_family = AF_INET;
+	check(config_peer_has_endpoint(&p), "IPv4 endpoint");
+	p.endpoint.addr.sa_family = AF_INET6;
+	check(config_peer_has_endpoint(&p), "IPv6 endpoint");
+	p.endpoint.addr.sa_family = AF_UNSPEC;
+	check(!config_peer_has_endpoint(&p), "flag without an address");
+	p.endpoint.addr.sa_family = AF_UNIX;
+	check(!config_peer_has_endpoint(&p), "flag with another family");
+	p.flags = 0;
+	p.endpoint.addr.sa_family = AF_INET;
+	check(!config_peer_has_endpoint(&p), "an address without the flag");
+}
+
 int main(void)
 {
 	tu_rng_seed(&rng, tu_seed("test_config", 20));
 	test_peer_copy();
 	test_device_copy();
 	test_equal();
+	test_has_endpoint();
 	return tu_exit_status("test_config");
 }

@@ -82,12 +82,6 @@ static bool has_psk(const struct config_peer *p)
 	return p->flags & CONFIG_PEER_HAS_PRESHARED_KEY;
 }
 
-static bool has_endpoint(const struct config_peer *p)
-{
-	return (p->flags & CONFIG_PEER_HAS_ENDPOINT) &&
-	       (p->endpoint.addr.sa_family == AF_INET || p->endpoint.addr.sa_family == AF_INET6);
-}
-
 /* The endpoint as wg shows it (conffile_endpoint_text(), which showconf's
  * printer uses too), or getnameinfo()'s error, as wg shows that. */
 static const char *endpoint_str(const union config_endpoint *ep)
@@ -264,7 +258,7 @@ static void pretty_peer(const struct config_peer *p)
 	out(T_YELLOW T_BOLD "peer" T_RESET ": " T_YELLOW "%s" T_RESET "\n", b64(p->public_key));
 	if (has_psk(p))
 		out("  " T_BOLD "preshared key" T_RESET ": %s\n", hidden_key(p->preshared_key));
-	if (has_endpoint(p))
+	if (config_peer_has_endpoint(p))
 		out("  " T_BOLD "endpoint" T_RESET ": %s\n", endpoint_str(&p->endpoint));
 	out("  " T_BOLD "allowed ips" T_RESET ": ");
 	for (size_t i = 0; i < p->allowedips_len; i++)
@@ -351,7 +345,7 @@ static void show_dump(const struct wgctl_device *dev, bool with_if)
 
 		ifprefix(dev, with_if);
 		printf("%s\t%s\t", b64(p->public_key), maybe_b64(p->preshared_key, has_psk(p)));
-		printf("%s\t", has_endpoint(p) ? endpoint_str(&p->endpoint) : "(none)");
+		printf("%s\t", config_peer_has_endpoint(p) ? endpoint_str(&p->endpoint) : "(none)");
 		print_allowedips(p, ',', '\t');
 		printf("%" PRId64 "\t%" PRIu64 "\t%" PRIu64 "\t", p->last_handshake_sec,
 		       p->rx_bytes, p->tx_bytes);
@@ -392,7 +386,7 @@ static void show_peer_field(const struct wgctl_device *dev, const struct config_
 		printf("\t%s\n", maybe_b64(p->preshared_key, has_psk(p)));
 		break;
 	case F_ENDPOINTS:
-		printf("\t%s\n", has_endpoint(p) ? endpoint_str(&p->endpoint) : "(none)");
+		printf("\t%s\n", config_peer_has_endpoint(p) ? endpoint_str(&p->endpoint) : "(none)");
 		break;
 	case F_ALLOWED_IPS:
 		putchar('\t');
@@ -485,7 +479,7 @@ static void json_peer(const struct config_peer *p)
 	printf(", ");
 	json_key_or_null("preshared_key", p->preshared_key, has_psk(p));
 	printf(", \"endpoint\": ");
-	if (has_endpoint(p))
+	if (config_peer_has_endpoint(p))
 		json_str(endpoint_str(&p->endpoint));
 	else
 		printf("null");
