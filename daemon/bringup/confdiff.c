@@ -7,14 +7,14 @@
 
 #include "crypto/util.h"
 
-/* The peer of cf with this public key, or -1.  Linear: a reload is rare and
- * a file's peers few enough (a thousand peers: a million short compares). */
+/* The index of the peer of cf with this public key, or -1.  Linear: a
+ * reload is rare and a file's peers few enough (a thousand peers: a
+ * million short compares). */
 static long confdiff_find(const struct conffile *cf, const uint8_t key[CONFIG_KEY_LEN])
 {
-	for (size_t i = 0; i < cf->dev.peers_len; i++)
-		if (!memcmp(cf->dev.peers[i].public_key, key, CONFIG_KEY_LEN))
-			return (long)i;
-	return -1;
+	const struct config_peer *p = config_device_find_peer(&cf->dev, key);
+
+	return p ? (long)(p - cf->dev.peers) : -1;
 }
 
 /* A key given (flag set) compared with another, absence as a key of its own. */

@@ -177,6 +177,15 @@ bool config_device_equal(const struct config_device *a, const struct config_devi
 	return true;
 }
 
+struct config_peer *config_device_find_peer(const struct config_device *dev,
+					    const uint8_t public_key[CONFIG_KEY_LEN])
+{
+	for (size_t i = 0; i < dev->peers_len; i++)
+		if (memcmp(dev->peers[i].public_key, public_key, CONFIG_KEY_LEN) == 0)
+			return &dev->peers[i];
+	return NULL;
+}
+
 /* By public key, then by place in the array. */
 static int peer_key_cmp(const void *a, const void *b)
 {

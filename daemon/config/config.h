@@ -120,6 +120,11 @@ void config_device_clear(struct config_device *dev);
 struct config_peer *config_device_add_peer(struct config_device *dev,
 					   const uint8_t public_key[CONFIG_KEY_LEN]);
 
+/* The first peer with this public key, or NULL.  Linear: for the tools and
+ * the bring-up (a reload, a wgctl syncconf), not the data path. */
+struct config_peer *config_device_find_peer(const struct config_device *dev,
+					    const uint8_t public_key[CONFIG_KEY_LEN]);
+
 /*
  * Two peers with the same public key: 1 with *first < *second their
  * indices (of the smallest such key, its first two peers), 0 when every key

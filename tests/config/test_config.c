@@ -287,6 +287,27 @@ static void test_equal(void)
 	config_device_clear(&b);
 }
 
+static void test_find_peer(void)
+{
+	struct config_device dev;
+	uint8_t key[CONFIG_KEY_LEN];
+
+	random_device(&dev);
+	for (size_t i = 0; i < dev.peers_len; i++)
+		check(config_device_find_peer(&dev, dev.peers[i].public_key) == &dev.peers[i],
+		      "peer %zu not found by its key", i);
+	memcpy(key, dev.peers[3].public_key, sizeof(key));
+	key[31] ^= 1;
+	check(!config_device_find_peer(&dev, key), "a key no peer has found");
+	/* the first of two with the same key */
+	memcpy(dev.peers[5].public_key, dev.peers[2].public_key, sizeof(key));
+	check(config_device_find_peer(&dev, dev.peers[5].public_key) == &dev.peers[2],
+	      "not the first of two peers with one key");
+	config_device_clear(&dev);
+	config_device_init(&dev);
+	check(!config_device_find_peer(&dev, key), "a peer found in an empty device");
+}
+
 static void test_has_endpoint(void)
 {
 	struct config_peer p = { .flags = CONFIG_PEER_HAS_ENDPOINT };
@@ -311,5 +332,6 @@ int main(void)
 	test_device_copy();
 	test_equal();
 	test_has_endpoint();
+	test_find_peer();
 	return tu_exit_status("test_config");
 }

@@ -453,22 +453,16 @@ static int sync_conf(const char *ifname, struct config_device *file, struct conf
 	}
 	for (size_t i = 0; i < file->peers_len; i++) {
 		struct config_peer *f = &file->peers[i];
+		const struct config_peer *r = config_device_find_peer(&run, f->public_key);
 
-		for (size_t j = 0; j < run.peers_len; j++) {
-			const struct config_peer *r = &run.peers[j];
-
-			if (memcmp(r->public_key, f->public_key, CONFIG_KEY_LEN) != 0)
-				continue;
-			if ((r->flags & CONFIG_PEER_HAS_PRESHARED_KEY) &&
-			    !(f->flags & CONFIG_PEER_HAS_PRESHARED_KEY)) {
-				memset(f->preshared_key, 0, CONFIG_KEY_LEN);
-				f->flags |= CONFIG_PEER_HAS_PRESHARED_KEY;
-			}
-			if (r->persistent_keepalive && !(f->flags & CONFIG_PEER_HAS_KEEPALIVE)) {
-				f->persistent_keepalive = 0;
-				f->flags |= CONFIG_PEER_HAS_KEEPALIVE;
-			}
-			break;
+		if (r && (r->flags & CONFIG_PEER_HAS_PRESHARED_KEY) &&
+		    !(f->flags & CONFIG_PEER_HAS_PRESHARED_KEY)) {
+			memset(f->preshared_key, 0, CONFIG_KEY_LEN);
+			f->flags |= CONFIG_PEER_HAS_PRESHARED_KEY;
+		}
+		if (r && r->persistent_keepalive && !(f->flags & CONFIG_PEER_HAS_KEEPALIVE)) {
+			f->persistent_keepalive = 0;
+			f->flags |= CONFIG_PEER_HAS_KEEPALIVE;
 		}
 		if (!config_device_add_peer_copy(out, f))
 			goto nomem;
