@@ -124,10 +124,10 @@ int conffile_print(FILE *f, const struct conffile *cf, enum conffile_format fmt)
  * numeric address of the family the brackets tell (IPv6 with an optional
  * %scope, a number or an interface's name) or, without brackets, a host
  * name (letters, digits, '-', '.', '_'; at most 253).  An IPv6 address
- * needs its brackets, an IPv4 address or a name must not have them, as
- * wireguard-go reads an endpoint.  *host (without the brackets) and *port
- * are set either way.  0 with *ep set for an address, 1 for a name (to be
- * resolved), -EINVAL.
+ * needs its brackets, an IPv4 address or a name must not have them (as
+ * wireguard-go reads an address and port).  *host (without the brackets)
+ * and *port are set either way.  0 with *ep set for an address, 1 for a
+ * name (to be resolved), -EINVAL.
  */
 int conffile_endpoint(struct span v, union config_endpoint *ep, struct span *host,
 		      uint16_t *port);
