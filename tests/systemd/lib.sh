@@ -9,9 +9,9 @@
 # - sd_image: the container's root, debootstrapped once (minbase and
 #   SD_PACKAGES, about 250 MB, 40 s to 2 min) into SD_CACHE and reused;
 #   the mirror is the one apt on this machine uses for its own release.
-# - sd_deb: the package (dpkg-buildpackage -b) from a copy of the source
-#   tree, built in a namespace without a network (so it is proven to build
-#   offline), once per content of the tree, in SD_OUT.
+# - sd_deb: the source and binary packages (dpkg-buildpackage) from a copy
+#   of the source tree, built in a namespace without a network (so it is
+#   proven to build offline), once per content of the tree, in SD_OUT.
 # - sd_boot NS: the container booted on an overlay of the cached root
 #   (nothing written to the cache), in the network namespace NS:
 #   systemd-nspawn -b --register=no --keep-unit (no D-Bus on the host to
@@ -157,12 +157,13 @@ sd_deb() {
 		t0=$(date +%s)
 		# unshare -n: a network namespace with nothing but a loopback that is down
 		if ! (cd "$src" && DEB_BUILD_OPTIONS="parallel=2 nocheck" unshare -n \
-			dpkg-buildpackage -b -us -uc) >"$SD_DEB_LOG" 2>&1; then
+			dpkg-buildpackage -us -uc) >"$SD_DEB_LOG" 2>&1; then
 			tail -n 40 "$SD_DEB_LOG" >&2
 			rm -rf "$SD_OUT/src-$$"
 			nt_fail "dpkg-buildpackage failed without a network (log: $SD_DEB_LOG)"
 		fi
-		mv "$(dirname "$src")"/*.deb "$(dirname "$src")"/*.buildinfo "$(dirname "$src")"/*.changes "$dir/" ||
+		mv "$(dirname "$src")"/*.deb "$(dirname "$src")"/*.dsc "$(dirname "$src")"/*.tar.* \
+			"$(dirname "$src")"/*.buildinfo "$(dirname "$src")"/*.changes "$dir/" ||
 			nt_fail "dpkg-buildpackage left no package"
 		[ -f "$SD_DEB" ] || nt_fail "dpkg-buildpackage made no $(basename "$SD_DEB")"
 		touch "$dir/.complete"
