@@ -21,8 +21,10 @@
 
 sd_init pk
 nt_need lintian dpkg-parsechangelog
-sd_image
+# The package first: service.sh makes the container first, so that on a
+# fresh machine the build and the debootstrap overlap.
 sd_deb
+sd_image
 
 # version: the package's is the project's.
 version() {

@@ -327,7 +327,7 @@ check_hardened() {
 # inheritable and ambient empty, in every thread (read from the
 # container's /proc).
 check_caps() {
-	local pid t want
+	local pid t want caps
 	sd_in systemctl start wgd@wg0 || nt_fail "systemctl start wgd@wg0"
 	pid=$(sd_in ss -Hulnp "sport = :$NT_PORT" | sed -n 's/.*pid=\([0-9]*\),.*/\1/p' | sort -u)
 	[ -n "$pid" ] && [ "$(wc -w <<<"$pid")" = 1 ] || nt_fail "no one process holds UDP port $NT_PORT: '$pid'"
@@ -335,7 +335,8 @@ check_caps() {
 	want="$want CapBnd:0000000000001000 CapAmb:0000000000000000"
 	for t in $(sd_in ls "/proc/$pid/task"); do
 		caps=$(sd_in grep '^Cap' "/proc/$pid/task/$t/status" | tr -d '\t' | tr '\n' ' ')
-		[ "${caps% }" = "$want" ] || nt_fail "thread $t of the daemon (pid $pid): $caps; want $want"
+		caps=${caps% }
+		[ "$caps" = "$want" ] || nt_fail "thread $t of the daemon (pid $pid): $caps; want $want"
 	done
 	sd_in grep -q "^Uid:[[:space:]]*$(sd_in id -u wgd)[[:space:]]" "/proc/$pid/status" ||
 		nt_fail "the network-facing daemon (pid $pid) does not run as wgd"
