@@ -48,6 +48,7 @@ SD_DEB=			# the package
 # sd_init ID: nt_init, then what booting a container needs; where nspawn
 # cannot run here, the test is skipped and says why.
 sd_init() {
+	[ "$(id -u)" = 0 ] || nt_skip "systemd-nspawn and the namespaces need root"
 	nt_init "$1"
 	trap sd_cleanup EXIT
 	nt_need systemd-nspawn debootstrap nsenter unshare flock mount dpkg-buildpackage dpkg-deb \
