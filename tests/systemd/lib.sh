@@ -232,9 +232,13 @@ sd_boot() {
 	}
 }
 
-# sd_booting: the container's systemd answers (whatever its state).
+# sd_booting: the container's systemd answers systemctl, whatever its state
+# (systemctl says "offline" while it cannot reach systemd's private socket).
 sd_booting() {
-	[ -n "$(sd_in systemctl is-system-running 2>/dev/null)" ]
+	local st
+	sd_in test -S /run/systemd/private || return 1
+	st=$(sd_in systemctl is-system-running 2>/dev/null)
+	[ -n "$st" ] && [ "$st" != offline ]
 }
 
 # sd_in COMMAND...: COMMAND inside the container, as root, with only PATH
