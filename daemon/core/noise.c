@@ -25,7 +25,7 @@ _Static_assert(NOISE_PUBLIC_KEY_LEN == 32 && NOISE_SYMMETRIC_KEY_LEN == 32 && NO
  * C0 = HASH("Noise_IKpsk2_25519_ChaChaPoly_BLAKE2s") and
  * H0 = HASH(C0 || "WireGuard v1 zx2c4 Jason@zx2c4.com") (WP §5.4.2): the
  * same for every handshake, so precomputed (doc/protocol.md §1);
- * tests/daemon/test_noise.c recomputes them.
+ * tests/core/test_noise.c recomputes them.
  */
 static const uint8_t NOISE_CHAIN0[NOISE_HASH_LEN] = {
 	0x60, 0xe2, 0x6d, 0xae, 0xf3, 0x27, 0xef, 0xc0, 0x2e, 0xc3, 0x35, 0xe2, 0xa0, 0x25, 0xd2, 0xd0,

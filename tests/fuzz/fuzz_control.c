@@ -4,7 +4,7 @@
  * real server (daemon/control/control.c) on the real event loop (daemon/base/loop.c),
  * in this process, on a socket in a temporary directory, in front of a
  * real device (daemon/datapath/device.h) with no network behind its seam, as
- * tests/daemon/uapi_fakedev.c serves it.
+ * tests/control/uapi_fakedev.c serves it.
  *
  * Each input is written to one connection, which is then closed for
  * writing; every reply is read until the server hangs up.  A second
@@ -50,6 +50,7 @@
 #include "daemon/datapath/device.h"
 #include "daemon/datapath/io.h"
 #include "tests/fuzz/fuzzref.h"
+#include "tests/lib/testutil.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -73,7 +74,7 @@ static struct fuzz_state {
 	struct control *ctl;
 	char dir[64];
 	struct device *dev;
-	uint64_t rng;
+	struct tu_rng rng;
 	bool timed_out;
 } st;
 
@@ -87,16 +88,8 @@ static uint64_t fz_wall_ns(void *ctx)
 
 static bool fz_random(void *ctx, void *buf, size_t len)
 {
-	uint8_t *p = buf;
-	size_t i;
-
 	(void)ctx;
-	for (i = 0; i < len; i++) {
-		st.rng ^= st.rng << 13;	/* xorshift64: reproducible, not secret */
-		st.rng ^= st.rng >> 7;
-		st.rng ^= st.rng << 17;
-		p[i] = (uint8_t)(st.rng >> 56);
-	}
+	tu_rng_fill(&st.rng, buf, len);	/* reproducible, not secret */
 	return true;
 }
 
@@ -581,7 +574,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned int i, lines;
 	int err;
 
-	st.rng = 0x9e3779b97f4a7c15ull;
+	tu_rng_seed(&st.rng, 1);
 	st.dev = device_create(&io, "fz0");
 	if (!st.dev)
 		abort();

@@ -7,7 +7,7 @@
  * of the receive path of the peer that opens what it sends.
  *
  * Every input starts from the same state: simnet devices a and b
- * (tests/device/simnet.h, fixed seed) where a has sent b one packet over a
+ * (tests/datapath/simnet.h, fixed seed) where a has sent b one packet over a
  * fresh handshake.  Input: one byte whose bit 0 turns a's TUN offloads on
  * (device_set_offloads(a, true, false): every read starts with a
  * virtio_net_hdr and may be a TCP super-packet), then up to FUZZ_MAX_READS
