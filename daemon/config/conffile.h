@@ -118,6 +118,9 @@ int conffile_load(struct conffile *cf, const char *path, enum conffile_format fm
  */
 int conffile_print(FILE *f, const struct conffile *cf, enum conffile_format fmt);
 
+/* The key of a hook as the files spell it: "PreUp", "PostUp", "PreDown", "PostDown". */
+const char *conffile_hook_key(enum conffile_hook h);
+
 /*
  * An Endpoint as the files take it, and wgctl set's endpoint argument:
  * host:port, IPv4:port or [IPv6]:port (span_endpoint()), the host a
