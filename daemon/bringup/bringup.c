@@ -43,13 +43,6 @@ struct bringup {
 	char dns_rec[IFNAMSIZ + 8];
 };
 
-static const char *const bringup_hook_names[CONFFILE_NHOOKS] = {
-	[CONFFILE_PRE_UP] = "PreUp",
-	[CONFFILE_POST_UP] = "PostUp",
-	[CONFFILE_PRE_DOWN] = "PreDown",
-	[CONFFILE_POST_DOWN] = "PostDown",
-};
-
 /* ---- child processes: hooks and resolvconf ---- */
 
 struct bringup_child {
@@ -178,7 +171,7 @@ static int bringup_hooks(struct bringup *b, const struct conffile *cf, enum conf
 			 char *err, size_t errlen)
 {
 	char *argv[4] = { "/bin/sh", "-c", NULL, NULL };
-	const char *name = bringup_hook_names[which];
+	const char *name = conffile_hook_key(which);
 	bool stopped = false;
 	int st, ret = 0;
 
