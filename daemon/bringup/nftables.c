@@ -31,21 +31,27 @@
 /*
  * The messages are written by a small program of attribute operations,
  * which reads as `nft --debug=netlink` lists a rule:
- *   MSG     starts a message: NFT_MSG_* type, NLM_F_* flags
+ *   MSG     starts a message: NFT_MSG_* type, NLM_F_* flags (arg: flags
+ *           >> 8), and gives it the table's name (every message here names
+ *           its table)
  *   NEST    opens a nested attribute; END closes arg of them
  *   U32     a number (nf_tables reads them in network byte order)
- *   STR     a name: one of nftables_names, or the table's
+ *   STR     a name: one of nftables_names
  *   EXPR    opens an expression of that name and its data (END 2 closes)
- *   VAR     what the table and the address give: a cmp's data, a
- *           payload's offset and length
+ *   VAR     what the family, the table and the address give
+ * Two bytes per operation (the router's flash): the operation and the
+ * attribute's type (MSG: NFT_MSG_*; all below 32) in one, the argument in
+ * the other.
  */
 enum { NFTABLES_MSG, NFTABLES_NEST, NFTABLES_END, NFTABLES_U32, NFTABLES_STR, NFTABLES_EXPR, NFTABLES_VAR };
 
 struct nftables_op {
-	uint8_t op;
-	uint8_t type;	/* the attribute's (MSG: NFT_MSG_*) */
-	int16_t arg;
+	uint8_t op_type;	/* op << 5 | type */
+	int8_t arg;
 };
+
+/* (a type of 32 or more does not compile: an array of negative size) */
+#define OP(op, type, arg) { (op) << 5 | (type) | 0 * sizeof(char[(type) < 32 ? 1 : -1]), arg }
 
 /* The names the messages use, wg-quick's chains among them; STR points in here. */
 static const struct nftables_names {
@@ -64,42 +70,50 @@ enum {
 	NFTABLES_LOCAL,		/* the fib address type RTN_LOCAL (a u32 as the kernel keeps it) */
 	NFTABLES_UDP,		/* the l4proto IPPROTO_UDP (1 byte) */
 	NFTABLES_MARK,		/* the mark (a u32 as the kernel keeps it) */
+	NFTABLES_RAW,		/* the priority raw (a u32), linux/netfilter_ipv4.h */
+	NFTABLES_MANGLE,	/* the priority mangle (a u32) */
 	NFTABLES_VARS
 };
 
-#define NFTABLES_TABLE_NAME -1
-#define MSG(m, flags)	{ NFTABLES_MSG, m, flags }
-#define NEST(t)		{ NFTABLES_NEST, t, 0 }
-#define END(n)		{ NFTABLES_END, 0, n }
-#define U32(t, v)	{ NFTABLES_U32, t, v }
-#define STR(t, name)	{ NFTABLES_STR, t, offsetof(struct nftables_names, name) }
-#define TABLE(t)	{ NFTABLES_STR, t, NFTABLES_TABLE_NAME }
-#define EXPR(name)	{ NFTABLES_EXPR, 0, offsetof(struct nftables_names, name) }
-#define VAR(t, v)	{ NFTABLES_VAR, t, v }
+_Static_assert(NFTA_TABLE_NAME == 1 && NFTA_CHAIN_TABLE == 1 && NFTA_RULE_TABLE == 1,
+	       "MSG names the table with attribute 1");
+
+_Static_assert(((NLM_F_CREATE | NLM_F_APPEND) & 0xff) == 0 && (NLM_F_CREATE | NLM_F_APPEND) >> 8 < 128,
+	       "MSG keeps the flags >> 8");
+_Static_assert(sizeof(struct nftables_names) < 128, "STR and EXPR reach every name");
+
+#define MSG(m, flags)	OP(NFTABLES_MSG, m, (flags) >> 8)
+#define NEST(t)		OP(NFTABLES_NEST, t, 0)
+#define END(n)		OP(NFTABLES_END, 0, n)
+#define U32(t, v)	OP(NFTABLES_U32, t, v)
+#define STR(t, name)	OP(NFTABLES_STR, t, offsetof(struct nftables_names, name))
+#define EXPR(name)	OP(NFTABLES_EXPR, 0, offsetof(struct nftables_names, name))
+#define VAR(t, v)	OP(NFTABLES_VAR, t, v)
 
 /* Every register is NFT_REG_1 (16 bytes: an interface name or an IPv6 address fits), as nft(8) uses them. */
 #define META_LOAD(key)	EXPR(meta), U32(NFTA_META_DREG, NFT_REG_1), U32(NFTA_META_KEY, key), END(2)
 #define CMP(op, var)	EXPR(cmp), U32(NFTA_CMP_SREG, NFT_REG_1), U32(NFTA_CMP_OP, op), \
 			NEST(NFTA_CMP_DATA), VAR(NFTA_DATA_VALUE, var), END(3)
-#define RULE(chain)	MSG(NFT_MSG_NEWRULE, NLM_F_CREATE | NLM_F_APPEND), TABLE(NFTA_RULE_TABLE), \
-			STR(NFTA_RULE_CHAIN, chain), NEST(NFTA_RULE_EXPRESSIONS)
+#define RULE(chain)	MSG(NFT_MSG_NEWRULE, NLM_F_CREATE | NLM_F_APPEND), STR(NFTA_RULE_CHAIN, chain), \
+			NEST(NFTA_RULE_EXPRESSIONS)
 /* A base chain of type filter (the kernel's default type: no NFTA_CHAIN_TYPE) */
 #define CHAIN(name, hook, prio) \
-	MSG(NFT_MSG_NEWCHAIN, NLM_F_CREATE), TABLE(NFTA_CHAIN_TABLE), STR(NFTA_CHAIN_NAME, name), \
-	NEST(NFTA_CHAIN_HOOK), U32(NFTA_HOOK_HOOKNUM, hook), U32(NFTA_HOOK_PRIORITY, prio), END(1)
+	MSG(NFT_MSG_NEWCHAIN, NLM_F_CREATE), STR(NFTA_CHAIN_NAME, name), \
+	NEST(NFTA_CHAIN_HOOK), U32(NFTA_HOOK_HOOKNUM, hook), VAR(NFTA_HOOK_PRIORITY, prio), END(1)
 
-/* Our table deleted if it is there: added first, so that the delete cannot fail. */
-static const struct nftables_op nftables_delete[] = {
-	MSG(NFT_MSG_NEWTABLE, NLM_F_CREATE), TABLE(NFTA_TABLE_NAME),
-	MSG(NFT_MSG_DELTABLE, 0), TABLE(NFTA_TABLE_NAME),
-};
-
-/* The table, its chains and the CONNMARK rules. */
-static const struct nftables_op nftables_create[] = {
-	MSG(NFT_MSG_NEWTABLE, NLM_F_CREATE), TABLE(NFTA_TABLE_NAME),
-	CHAIN(preraw, NF_INET_PRE_ROUTING, NFTABLES_PRIO_RAW),
-	CHAIN(premangle, NF_INET_PRE_ROUTING, NFTABLES_PRIO_MANGLE),
-	CHAIN(postmangle, NF_INET_POST_ROUTING, NFTABLES_PRIO_MANGLE),
+/*
+ * Our table deleted if it is there (added first, so that the delete cannot
+ * fail); then, unless only those NFTABLES_DELETE operations run, the table
+ * made again with its chains and the CONNMARK rules.
+ */
+#define NFTABLES_DELETE 2
+static const struct nftables_op nftables_table[] = {
+	MSG(NFT_MSG_NEWTABLE, NLM_F_CREATE),
+	MSG(NFT_MSG_DELTABLE, 0),
+	MSG(NFT_MSG_NEWTABLE, NLM_F_CREATE),
+	CHAIN(preraw, NF_INET_PRE_ROUTING, NFTABLES_RAW),
+	CHAIN(premangle, NF_INET_PRE_ROUTING, NFTABLES_MANGLE),
+	CHAIN(postmangle, NF_INET_POST_ROUTING, NFTABLES_MANGLE),
 	/* premangle: meta l4proto udp  meta mark set ct mark */
 	RULE(premangle),
 	META_LOAD(NFT_META_L4PROTO), CMP(NFT_CMP_EQ, NFTABLES_UDP),
@@ -139,12 +153,11 @@ struct nftables_batch {
 		const void *data;
 		size_t len;
 	} var[NFTABLES_VARS];
-	uint32_t doff, dlen, local, mark;
+	uint32_t doff, dlen, local, mark, raw, mangle;
 };
 
 void nftables_init(struct nftables *nt, const char *ifname)
 {
-	memset(nt, 0, sizeof(*nt));
 	snprintf(nt->table, sizeof(nt->table), "wgd-%s", ifname);
 }
 
@@ -192,14 +205,17 @@ static void nftables_run(struct nftables_batch *b, const struct nftables_op *p, 
 	int k;
 
 	for (; n--; p++) {
-		uint16_t type = p->type;
+		uint16_t type = p->op_type & 31;
 
 		data = "";
 		len = 0;
-		switch (p->op) {
+		switch (p->op_type >> 5) {
 		case NFTABLES_MSG:
-			nftables_msg(b, NFNL_SUBSYS_NFTABLES << 8 | type, (uint16_t)p->arg, family);
-			continue;
+			nftables_msg(b, NFNL_SUBSYS_NFTABLES << 8 | type, (uint16_t)(p->arg << 8), family);
+			type = NFTA_TABLE_NAME;
+			data = b->table;
+			len = strlen(data) + 1;
+			break;
 		case NFTABLES_END:
 			for (k = 0; k < p->arg; k++) {
 				struct nlattr *a = (struct nlattr *)(b->buf + b->nest[--b->depth]);
@@ -223,7 +239,7 @@ static void nftables_run(struct nftables_batch *b, const struct nftables_op *p, 
 			len = sizeof(be);
 			break;
 		case NFTABLES_STR:
-			data = p->arg == NFTABLES_TABLE_NAME ? b->table : names + p->arg;
+			data = names + p->arg;
 			len = strlen(data) + 1;
 			break;
 		default:
@@ -234,7 +250,7 @@ static void nftables_run(struct nftables_batch *b, const struct nftables_op *p, 
 	}
 }
 
-#define NFTABLES_RUN(b, prog, family) nftables_run(b, prog, sizeof(prog) / sizeof(prog[0]), family)
+#define NFTABLES_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 /* VAR v stands for len bytes at data. */
 static void nftables_var(struct nftables_batch *b, int v, const void *data, size_t len)
@@ -252,6 +268,10 @@ static void nftables_batch(struct nftables_batch *b, unsigned int want, const st
 	size_t i;
 
 	b->local = RTN_LOCAL;
+	b->raw = htonl((uint32_t)NFTABLES_PRIO_RAW);
+	b->mangle = htonl((uint32_t)NFTABLES_PRIO_MANGLE);
+	nftables_var(b, NFTABLES_RAW, &b->raw, 4);
+	nftables_var(b, NFTABLES_MANGLE, &b->mangle, 4);
 	nftables_var(b, NFTABLES_DOFF, &b->doff, 4);
 	nftables_var(b, NFTABLES_DLEN, &b->dlen, 4);
 	nftables_var(b, NFTABLES_IFNAME, b->table + 4, IFNAMSIZ);
@@ -263,17 +283,17 @@ static void nftables_batch(struct nftables_batch *b, unsigned int want, const st
 		uint8_t family = f ? AF_INET6 : AF_INET;	/* = NFPROTO_IPV4, NFPROTO_IPV6 */
 		size_t alen = f ? 16 : 4;
 
-		NFTABLES_RUN(b, nftables_delete, family);
+		nftables_run(b, nftables_table, want >> f & 1 ? NFTABLES_ARRAY_LEN(nftables_table) : NFTABLES_DELETE,
+			     family);
 		if (!(want >> f & 1))
 			continue;
-		NFTABLES_RUN(b, nftables_create, family);
 		/* the destination address: 16 bytes into an IPv4 header, 24 into an IPv6 one */
 		b->doff = htonl(f ? 24 : 16);
 		b->dlen = htonl((uint32_t)alen);
 		for (i = 0; i < addrs_len; i++) {
 			nftables_var(b, NFTABLES_ADDR, addrs[i].addr, alen);
 			if (addrs[i].family == family)
-				NFTABLES_RUN(b, nftables_drop, family);
+				nftables_run(b, nftables_drop, NFTABLES_ARRAY_LEN(nftables_drop), family);
 		}
 	}
 	((struct nlmsghdr *)(b->buf + b->msg))->nlmsg_flags |= NLM_F_ACK;
@@ -287,21 +307,24 @@ static const char nftables_families[4][11] = { "none", "ip", "ip6", "ip and ip6"
 int nftables_apply(struct nftables *nt, const bool full[2], const struct conffile_addr *addrs,
 		   size_t addrs_len, uint32_t mark, char *err, size_t errlen)
 {
-	struct nftables_batch b = { .table = nt->table, .mark = mark };
 	unsigned int want = full[0] | full[1] << 1;
+	struct nftables_batch *b;
 	int ret;
 
 	if (!want && !nt->made)
 		return 0;
 	/* the markers; per family the tables, chains and rules */
-	b.buf = calloc(2 + 2 * (3 + 3 + 2 + addrs_len), NFTABLES_MSG_MAX);
-	if (!b.buf) {
+	b = calloc(1, sizeof(*b) + (2 + 2 * (3 + 3 + 2 + addrs_len)) * NFTABLES_MSG_MAX);
+	if (!b) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	nftables_batch(&b, want, addrs, addrs_len);
-	ret = netlink_request_batch(NETLINK_NETFILTER, b.buf, b.len);
-	free(b.buf);
+	b->buf = (uint8_t *)(b + 1);
+	b->table = nt->table;
+	b->mark = mark;
+	nftables_batch(b, want, addrs, addrs_len);
+	ret = netlink_request_batch(NETLINK_NETFILTER, b->buf, b->len);
+	free(b);
 	if (ret < 0)
 		snprintf(err, errlen, "cannot set nftables tables %s (%s): %s", nt->table, nftables_families[want],
 			 strerror(-ret));

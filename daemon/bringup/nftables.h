@@ -38,7 +38,8 @@
 
 #include "daemon/config/conffile.h"
 
-/* Embedded in its owner; zeroed, then nftables_init(). */
+/* Embedded in its owner; zeroed (the name is read as IFNAMSIZ bytes padded
+ * with zeros), then nftables_init(). */
 struct nftables {
 	char table[4 + IFNAMSIZ];	/* "wgd-IFNAME", zero-padded */
 	uint8_t made;	/* our tables that exist: bit 0 IPv4, bit 1 IPv6 */
