@@ -137,7 +137,8 @@ MNL_EXPORT void mnl_attr_put(struct nlmsghdr *nlh, uint16_t type, size_t len, co
 
 	attr->nla_type = type;
 	attr->nla_len = (uint16_t)total;
-	memcpy((char *)attr + MNL_ATTR_HDRLEN, data, len);
+	if (len)
+		memcpy((char *)attr + MNL_ATTR_HDRLEN, data, len);
 	memset((char *)attr + total, 0, MNL_ALIGN(total) - total);
 	nlh->nlmsg_len = MNL_ALIGN(nlh->nlmsg_len) + (uint32_t)MNL_ALIGN(total);
 }
