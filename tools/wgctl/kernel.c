@@ -233,8 +233,11 @@ static int kget_fields(struct config_peer *p, const struct ktable *t)
 	struct kget_aips a;
 	const void *v;
 
-	if ((v = kget(t->a[WGPEER_A_PRESHARED_KEY], CONFIG_KEY_LEN)))
+	/* the kernel sends zeros for none, as the control socket does */
+	if ((v = kget(t->a[WGPEER_A_PRESHARED_KEY], CONFIG_KEY_LEN)) && !crypto_is_zero(v, CONFIG_KEY_LEN)) {
 		memcpy(p->preshared_key, v, CONFIG_KEY_LEN);
+		p->flags |= CONFIG_PEER_HAS_PRESHARED_KEY;
+	}
 	if ((v = kget(t->a[WGPEER_A_ENDPOINT], 0))) {
 		size_t len = mnl_attr_get_payload_len(t->a[WGPEER_A_ENDPOINT]);
 		sa_family_t fam = ((const struct sockaddr *)v)->sa_family;
@@ -245,8 +248,10 @@ static int kget_fields(struct config_peer *p, const struct ktable *t)
 			p->flags |= CONFIG_PEER_HAS_ENDPOINT;
 		}
 	}
-	if ((v = kget(t->a[WGPEER_A_PERSISTENT_KEEPALIVE_INTERVAL], sizeof(uint16_t))))
+	if ((v = kget(t->a[WGPEER_A_PERSISTENT_KEEPALIVE_INTERVAL], sizeof(uint16_t)))) {
 		p->persistent_keepalive = *(const uint16_t *)v;
+		p->flags |= CONFIG_PEER_HAS_KEEPALIVE;
+	}
 	if (ts) {
 		p->last_handshake_sec = ts->tv_sec;
 		p->last_handshake_nsec = ts->tv_nsec;
@@ -298,10 +303,16 @@ static int kget_cb(const struct nlmsghdr *nlh, void *data)
 		if (!crypto_is_zero(dev->private_key, CONFIG_KEY_LEN))
 			dev->flags |= CONFIG_DEVICE_HAS_PRIVATE_KEY;
 	}
-	if ((v = kget(t.a[WGDEVICE_A_LISTEN_PORT], sizeof(uint16_t))))
+	/* the flags as daemon/uapi.c's get sets them, so that show treats
+	 * both backends alike */
+	if ((v = kget(t.a[WGDEVICE_A_LISTEN_PORT], sizeof(uint16_t)))) {
 		dev->listen_port = *(const uint16_t *)v;
-	if ((v = kget(t.a[WGDEVICE_A_FWMARK], sizeof(uint32_t))))
+		dev->flags |= CONFIG_DEVICE_HAS_LISTEN_PORT;
+	}
+	if ((v = kget(t.a[WGDEVICE_A_FWMARK], sizeof(uint32_t)))) {
 		dev->fwmark = *(const uint32_t *)v;
+		dev->flags |= CONFIG_DEVICE_HAS_FWMARK;
+	}
 	if (t.a[WGDEVICE_A_PEERS] &&
 	    mnl_attr_parse_nested(t.a[WGDEVICE_A_PEERS], kget_peer_cb, c) < 0)
 		return MNL_CB_ERROR;
