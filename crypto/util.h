@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Constant-time comparison, wiping of secrets, and the system's random bytes. */
+/* Constant-time comparison, wiping of secrets, the system's random bytes; container_of(). */
 #ifndef WGD_CRYPTO_UTIL_H
 #define WGD_CRYPTO_UTIL_H
 
@@ -15,6 +15,10 @@
  * cycles per handshake or batch (doc/performance.md, "Footprint").
  */
 #define WGD_OUT_OF_LINE __attribute__((noinline))
+
+/* The struct of type that embeds member at ptr (handles embedded in their owner). */
+#define container_of(ptr, type, member) \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
 /* Overwrites n bytes with zeros in a way the compiler cannot elide.  Out of
  * line also so that no caller's copy can be reasoned away. */

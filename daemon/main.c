@@ -8,7 +8,7 @@
  *
  * The first form is wireguard-go's contract, so that
  * WG_QUICK_USERSPACE_IMPLEMENTATION=wgd wg-quick up ... works; the others
- * bring the interface up from a wg-quick file (daemon/bringup.h), parsed
+ * bring the interface up from a wg-quick file (daemon/bringup/bringup.h), parsed
  * before anything is created.  Without -f the launcher returns only once
  * the control socket is listening (and the file is applied).  The TUN
  * device and the control socket are created before the fork (so errors such
@@ -36,14 +36,14 @@
 
 #include "crypto/selftest.h"
 #include "crypto/x25519.h"
-#include "daemon/bringup.h"
-#include "daemon/control.h"
-#include "daemon/host.h"
-#include "daemon/log.h"
-#include "daemon/loop.h"
-#include "daemon/notify.h"
-#include "daemon/privdrop.h"
-#include "daemon/tun.h"
+#include "daemon/base/log.h"
+#include "daemon/base/loop.h"
+#include "daemon/base/notify.h"
+#include "daemon/base/privdrop.h"
+#include "daemon/bringup/bringup.h"
+#include "daemon/control/control.h"
+#include "daemon/host/host.h"
+#include "daemon/host/tun.h"
 
 #ifndef WGD_VERSION
 #define WGD_VERSION "unknown"
@@ -352,6 +352,7 @@ static int serve(const struct options *o, struct host *host, struct tun *tun,
 	drop.file_access = b != NULL;
 	drop.save_config = b && bringup_saves_config(b);
 	drop.root_hooks = b && bringup_root_at_stop(b);
+	drop.run_dir = control_dir(control);
 	ret = drop_privileges(o, host, &drop, msg, sizeof(msg));
 	if (ret < 0)
 		goto fail;

@@ -12,7 +12,7 @@
  *
  * Times in the core are uint64_t nanoseconds of a monotonic clock that the
  * caller reads and passes in as `now` (the daemon's is CLOCK_BOOTTIME, which
- * also counts time suspended: daemon/clock.h); the *_TIME constants below are in
+ * also counts time suspended: daemon/base/clock.h); the *_TIME constants below are in
  * seconds as in the whitepaper, and WG_SECONDS() converts them.
  */
 #ifndef WGD_DAEMON_CORE_MESSAGES_H

@@ -46,7 +46,7 @@
 #include "crypto/chacha20poly1305.h"
 #include "crypto/poly1305.h"
 #include "crypto/poly1305_impl.h"
-#include "tests/crypto/testutil.h"
+#include "tests/lib/testutil.h"
 
 #if !defined(WGD_ASM_X86_64)
 #error "test_aead_x86 is built only with the x86-64 code (see tests/crypto/meson.build)"

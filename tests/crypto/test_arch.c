@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "crypto/arch/glue.h"
+#include "tests/lib/testutil.h"
 
 #if !defined(WGD_ASM_MIPS32R2)
 #error "test_arch is built only with an architecture core (see tests/crypto/meson.build)"
@@ -32,17 +33,12 @@ static uint8_t data[DATA_SIZE + 2 * GUARD];
 static uint8_t ones[4096 + 8];	/* all 0xff */
 static uint8_t out_ref[DATA_SIZE + 4 * GUARD];
 static uint8_t out_asm[DATA_SIZE + 4 * GUARD];
-static uint64_t rng;
+static struct tu_rng rng;
 static unsigned long failures;
 
-/* splitmix64: a seeded, reproducible stream (not for keys, only for tests) */
 static uint64_t rand64(void)
 {
-	uint64_t z = (rng += 0x9e3779b97f4a7c15u);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-	return z ^ (z >> 31);
+	return tu_rng_next(&rng);
 }
 
 static uint32_t rand32(void)
@@ -321,7 +317,7 @@ int main(int argc, char **argv)
 	unsigned long cases = argc > 1 ? strtoul(argv[1], NULL, 10) : 3000;
 	uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 0) : 0x5eed2026u;
 
-	rng = seed;
+	tu_rng_seed(&rng, seed);
 	fill(data, sizeof(data));
 	memset(ones, 0xff, sizeof(ones));
 	chacha_tests(cases);

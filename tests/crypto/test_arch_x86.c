@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "crypto/arch/glue.h"
-#include "tests/crypto/testutil.h"
+#include "tests/lib/testutil.h"
 
 #if !defined(WGD_ASM_X86_64)
 #error "test_arch_x86 is built only with the x86-64 core (see tests/crypto/meson.build)"

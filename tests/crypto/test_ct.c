@@ -17,14 +17,14 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "tests/ctgrind.h"
+#include "tests/lib/ctgrind.h"
 
 #include "crypto/blake2s.h"
 #include "crypto/chacha20.h"
 #include "crypto/chacha20poly1305.h"
 #include "crypto/poly1305.h"
 #include "crypto/util.h"
-#include "tests/crypto/testutil.h"
+#include "tests/lib/testutil.h"
 #ifdef TEST_HAVE_X25519
 #include "crypto/x25519.h"
 #endif

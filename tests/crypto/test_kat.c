@@ -11,7 +11,7 @@
 
 #include "crypto/blake2s.h"
 #include "crypto/chacha20poly1305.h"
-#include "tests/crypto/testutil.h"
+#include "tests/lib/testutil.h"
 
 #define MAX_FIELD 4096
 

@@ -24,7 +24,7 @@
 #include "crypto/poly1305.h"
 #include "crypto/poly1305_impl.h"
 #include "crypto/util.h"
-#include "tests/crypto/testutil.h"
+#include "tests/lib/testutil.h"
 
 #define BIG (64 * 1024)
 #define SLACK 64

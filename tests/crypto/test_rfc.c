@@ -23,7 +23,7 @@
 #include "crypto/chacha20poly1305.h"
 #include "crypto/poly1305.h"
 #include "crypto/selftest.h"
-#include "tests/crypto/testutil.h"
+#include "tests/lib/testutil.h"
 
 /* RFC 8439 §2.4.2 and §2.8.2 */
 static const char sunscreen[] =

@@ -21,7 +21,7 @@
 #include "crypto/chacha20poly1305.h"
 #include "crypto/poly1305.h"
 #include "crypto/x25519.h"
-#include "tests/crypto/testutil.h"
+#include "tests/lib/testutil.h"
 
 #define MAX_LEN 2000
 #define MAX_AD 256

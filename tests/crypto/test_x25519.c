@@ -11,7 +11,7 @@
 
 #include "crypto/util.h"
 #include "crypto/x25519.h"
-#include "tests/crypto/testutil.h"
+#include "tests/lib/testutil.h"
 
 static void test_rfc7748(void)
 {

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target of the control socket end to end (doc/control.md): the
- * real server (daemon/control.c) on the real event loop (daemon/loop.c),
+ * real server (daemon/control/control.c) on the real event loop (daemon/base/loop.c),
  * in this process, on a socket in a temporary directory, in front of a
- * real device (daemon/device.h) with no network behind its seam, as
- * tests/daemon/uapi_fakedev.c serves it.
+ * real device (daemon/datapath/device.h) with no network behind its seam, as
+ * tests/control/uapi_fakedev.c serves it.
  *
  * Each input is written to one connection, which is then closed for
  * writing; every reply is read until the server hangs up.  A second
@@ -43,12 +43,14 @@
 
 #include "crypto/util.h"
 #include "crypto/x25519.h"
-#include "daemon/control.h"
-#include "daemon/device.h"
-#include "daemon/log.h"
-#include "daemon/loop.h"
-#include "daemon/uapi.h"
+#include "daemon/base/log.h"
+#include "daemon/base/loop.h"
+#include "daemon/config/uapi.h"
+#include "daemon/control/control.h"
+#include "daemon/datapath/device.h"
+#include "daemon/datapath/io.h"
 #include "tests/fuzz/fuzzref.h"
+#include "tests/lib/testutil.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -72,7 +74,7 @@ static struct fuzz_state {
 	struct control *ctl;
 	char dir[64];
 	struct device *dev;
-	uint64_t rng;
+	struct tu_rng rng;
 	bool timed_out;
 } st;
 
@@ -86,16 +88,8 @@ static uint64_t fz_wall_ns(void *ctx)
 
 static bool fz_random(void *ctx, void *buf, size_t len)
 {
-	uint8_t *p = buf;
-	size_t i;
-
 	(void)ctx;
-	for (i = 0; i < len; i++) {
-		st.rng ^= st.rng << 13;	/* xorshift64: reproducible, not secret */
-		st.rng ^= st.rng >> 7;
-		st.rng ^= st.rng << 17;
-		p[i] = (uint8_t)(st.rng >> 56);
-	}
+	tu_rng_fill(&st.rng, buf, len);	/* reproducible, not secret */
 	return true;
 }
 
@@ -580,7 +574,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned int i, lines;
 	int err;
 
-	st.rng = 0x9e3779b97f4a7c15ull;
+	tu_rng_seed(&st.rng, 1);
 	st.dev = device_create(&io, "fz0");
 	if (!st.dev)
 		abort();

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libFuzzer target of the TUN-offload receive side (daemon/gso.c): merging
+ * libFuzzer target of the TUN-offload receive side (daemon/datapath/gso.c): merging
  * the decrypted TCP segments of one batch (gro_start, gro_append,
- * gro_finish), driven as daemon/receive.c drives it: append, else write the
+ * gro_finish), driven as daemon/datapath/receive.c drives it: append, else write the
  * pending group and start a new one, else write the packet alone; and, when
  * a record starts a new receive batch, gro_hold() with the buffers of the
  * batch before overwritten (they are reused), the group still open.
@@ -40,7 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/gso.h"
+#include "daemon/datapath/gso.h"
 #include "fuzzref.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

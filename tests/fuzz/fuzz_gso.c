@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libFuzzer target of the TUN-offload send side (daemon/gso.c): the
+ * libFuzzer target of the TUN-offload send side (daemon/datapath/gso.c): the
  * virtio_net_hdr parser, checksum completion, and the split of a TCP
  * super-packet into segments, over arbitrary bytes behind arbitrary headers.
  *
@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/gso.h"
+#include "daemon/datapath/gso.h"
 #include "fuzzref.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

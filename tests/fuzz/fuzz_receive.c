@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target of the receive path of a device with a live session
- * (daemon/receive.c and what it calls: the edge check, cookies, the
+ * (daemon/datapath/receive.c and what it calls: the edge check, cookies, the
  * handshake, opening in place, the replay window, roaming, the source
  * check, the TUN write, and the timers between datagrams).
  *
  * Every input starts from the same state: two simnet devices a and b
- * (tests/device/simnet.h, fixed seed) where b initiated a handshake with
+ * (tests/datapath/simnet.h, fixed seed) where b initiated a handshake with
  * a, sent a data message, got one back, sent a passive keepalive
  * (WP §6.5) and sealed FUZZ_SEALED more data messages that a has not seen
  * yet.  Because the seed is fixed, the messages b sent are byte for byte

@@ -2,12 +2,12 @@
 /*
  * libFuzzer target of the TUN input path of a device with a live session
  * (device_tx_buffer/device_tx_packet/device_tx_flush: the virtio_net_hdr,
- * the split of TSO super-packets and checksum completion (daemon/gso.c),
+ * the split of TSO super-packets and checksum completion (daemon/datapath/gso.c),
  * the inner IP check, allowed IPs, sealing, the batch to the socket), and
  * of the receive path of the peer that opens what it sends.
  *
  * Every input starts from the same state: simnet devices a and b
- * (tests/device/simnet.h, fixed seed) where a has sent b one packet over a
+ * (tests/datapath/simnet.h, fixed seed) where a has sent b one packet over a
  * fresh handshake.  Input: one byte whose bit 0 turns a's TUN offloads on
  * (device_set_offloads(a, true, false): every read starts with a
  * virtio_net_hdr and may be a TCP super-packet), then up to FUZZ_MAX_READS

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "crypto/x25519.h"
-#include "daemon/gso.h"
-#include "daemon/log.h"
+#include "daemon/base/log.h"
+#include "daemon/datapath/gso.h"
 
 void fuzzdev_init(void)
 {

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What the device fuzzers (fuzz_receive.c, fuzz_tun.c) share: two real
- * devices of tests/device/simnet.h from one fixed seed, so that their keys,
+ * devices of tests/datapath/simnet.h from one fixed seed, so that their keys,
  * sender indices and session keys are the same in every run and a corpus of
  * captured messages stays valid; inner packets built by hand; a TUN read
- * handed to a device the way the shell hands it (daemon/device.h); and the
+ * handed to a device the way the shell hands it (daemon/datapath/device.h); and the
  * writing of seed files.
  */
 #ifndef WGD_FUZZDEV_H
@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tests/device/simnet.h"
+#include "tests/datapath/simnet.h"
 
 /* The seed of every device fuzzer's network: fixed, see above. */
 #define FUZZDEV_SEED 0x5eed

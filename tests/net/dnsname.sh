@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Endpoints given as host names (daemon/dnsnames.c, through wgd -c FILE),
+# Endpoints given as host names (daemon/bringup/dnsnames.c, through wgd -c FILE),
 # with names from an /etc/hosts the test controls: `ip netns exec`
 # bind-mounts the files of /etc/netns/NS over /etc, and a file rewritten in
 # place is seen at once.  Side a runs wgd -c with two peers by name, b as

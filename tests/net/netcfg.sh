@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# daemon/netcfg.c in a network namespace, through its driver
-# tests/daemon/netcfg_tool.c (NETCFG_TOOL, set by meson): what netcfg_apply()
+# daemon/bringup/netcfg.c in a network namespace, through its driver
+# tests/bringup/netcfg_tool.c (NETCFG_TOOL, set by meson): what netcfg_apply()
 # makes of a configuration (addresses, MTU and its default, routes in main
 # and in a table of their own, the full-tunnel table and rules of IPv4 and
 # IPv6, src_valid_mark), what a reload changes (only the differences, never
@@ -10,7 +10,7 @@
 # state before), IPv6 disabled (IPv4 goes on, one warning) and errors that
 # name the object.  Everything is checked with `ip -j`.
 #
-#   NETCFG_TOOL=build/tests/daemon/netcfg_tool tests/net/netcfg.sh
+#   NETCFG_TOOL=build/tests/bringup/netcfg_tool tests/net/netcfg.sh
 
 # shellcheck source=tests/net/lib.sh
 . "$(dirname "$0")/lib.sh"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# The privilege drop (daemon/privdrop.h): wgd --user USER, once set up, runs
+# The privilege drop (daemon/base/privdrop.h): wgd --user USER, once set up, runs
 # as USER with only the capabilities it still needs, and the tunnel keeps
 # working.
 # - /proc/PID/status: Uid and Gid are USER's (real, effective, saved, fs);

@@ -93,6 +93,16 @@ cp "$WGCTL" "$W/bin/wgctl"
 WORK=$W PROTO_DIR=$TOP/contrib/openwrt/wgd/files EXTRA=" " "$SHARED/scripts/mkroot.sh" >/dev/null || exit 1
 ln -s "$W/bin/wgd" "$W/layer/usr/sbin/wgd"
 ln -s "$W/bin/wgctl" "$W/layer/usr/sbin/wgctl"
+# uci (the handler stores a generated key with it) with a check that no
+# private_key is set on its command line, world-readable in /proc while it
+# runs: a line in $W/uci-argv, without the key.
+rm "$W/layer/usr/sbin/uci"
+cat > "$W/layer/usr/sbin/uci" <<EOF
+#!/bin/sh
+case "\$*" in *private_key=*) echo "a private_key on uci's command line" >> "$W/uci-argv" ;; esac
+exec "$CACHE/prefix/bin/uci" "\$@"
+EOF
+chmod 755 "$W/layer/usr/sbin/uci"
 
 # Keys, and the peer side: p1 (10.87.0.2, 10.86.0.1 behind it) and p2
 # (10.88.0.2) in namespace P, 192.168.87.2 on the veth and 192.168.88.2 (p1's
@@ -213,6 +223,13 @@ config interface 'wgq'
 	option private_key '$KEY_2'
 	option mtu '70000'
 
+# a port only root binds
+config interface 'wgl'
+	option proto 'wgd'
+	option auto '0'
+	option private_key '$KEY_2'
+	option listen_port '853'
+
 # a veth device of that name exists (t-netifd.sh)
 config interface 'wgx'
 	option proto 'wgd'
@@ -220,9 +237,25 @@ config interface 'wgx'
 	option private_key '$KEY_2'
 EOF
 
-export WORK=$W TEST=wgd CONFIG_DIR=$W/config TEST_SCRIPT=$HERE/t-netifd.sh
-export PUB_R PUB_1 PUB_2 PUB_3 PSK
-timeout 400 ip netns exec "$R" "$SHARED/scripts/ns-inner.sh"
-rc=$?
+# The secrets reach the checks through files in $W (0700), never the
+# environment, which netifd, the handler and wgd would inherit: base64 and
+# hex, one a line, for the checks that look for them in files and on
+# command lines; and as shell assignments.
+hex() { echo "$1" | base64 -d | od -An -tx1 | tr -d ' \n'; }
+for k in "$KEY_R" "$KEY_1" "$KEY_2" "$PSK"; do
+	printf '%s\n%s\n' "$k" "$(hex "$k")"
+done > "$W/secrets"
+printf 'KEY_R=%s\nKEY_2=%s\nPSK=%s\n' "$KEY_R" "$KEY_2" "$PSK" > "$W/keys.sh"
+# The package's USERID (the users its installation creates), for the checks.
+WGD_USERID=$(sed -n 's/^[[:space:]]*USERID[[:space:]]*:=[[:space:]]*//p' "$TOP/contrib/openwrt/wgd/Makefile")
+# The checks from $W: the namespace has a /tmp of its own, and this tree may
+# be under the host's.
+cp "$HERE/t-netifd.sh" "$W/"
+export WORK=$W TEST=wgd CONFIG_DIR=$W/config TEST_SCRIPT=$W/t-netifd.sh
+export PUB_R PUB_1 PUB_2 PUB_3 WGD_USERID
+timeout 400 ip netns exec "$R" "$SHARED/scripts/ns-inner.sh" | tee "$W/result"
+rc=${PIPESTATUS[0]}
+# ns-inner.sh succeeds when the checks could not even be read.
+grep -q '^RESULT(wgd): [1-9][0-9]* passed' "$W/result" || { echo "FAIL: no check ran"; rc=1; }
 echo "netifd.sh: rc=$rc"
 exit $rc

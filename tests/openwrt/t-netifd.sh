@@ -11,7 +11,9 @@
 wgd_pid() {
 	local p
 	for p in /proc/[0-9]*; do
-		[ "$(tr '\0' ' ' 2>/dev/null < "$p/cmdline")" = "/usr/sbin/wgd -f $1 " ] && echo "${p#/proc/}"
+		case "$(tr '\0' ' ' 2>/dev/null < "$p/cmdline")" in
+		"/usr/sbin/wgd -f $1 " | "/usr/sbin/wgd -f --user root $1 ") echo "${p#/proc/}" ;;
+		esac
 	done
 }
 # A field of wgctl's dump: the interface line ($2 = interface) or a peer's
@@ -30,12 +32,112 @@ has_error() { case " $(error_codes "$1") " in *" $2 "*) return 0 ;; esac; return
 is() { eval "$1"; }
 tunnel_ping() { ping -c 1 -W 2 "$@" >/dev/null; }
 waitping() { waitfor "tunnel_ping $*" 10; }
+# KEY_R, KEY_2, PSK (netifd.sh keeps them out of the environment)
+. "$O/keys.sh"
+
+# The accounts of an OpenWrt image (base-files), in this namespace's /etc
+# only, so that the host's users do not count; then the package's USERID as
+# opkg's postinst applies it (base-files' add_group_and_user reads it as
+# Require-User): "user[=uid]:group[=gid]", a missing id the first free one
+# from 32768.
+openwrt_accounts() {
+	printf '%s\n' 'root:x:0:0:root:/root:/bin/ash' 'daemon:*:1:1:daemon:/var:/bin/false' \
+		'network:*:101:101:network:/var:/bin/false' 'nobody:*:65534:65534:nobody:/var:/bin/false' > /etc/passwd
+	printf '%s\n' 'root:x:0:' 'daemon:x:1:' 'network:x:101:' 'nogroup:x:65534:' > /etc/group
+	sed 's/:.*/:*:0:0:99999:7:::/' /etc/passwd > /etc/shadow
+}
+first_free() { # file start
+	local id=$2
+	while cut -d: -f3 "$1" | grep -qx "$id"; do id=$((id + 1)); done
+	echo "$id"
+}
+require_user() { # user[=uid]:group[=gid]
+	local u=${1%%:*} g=${1#*:} uid gid
+	g=${g%%:*}
+	uid=${u#*=}; u=${u%%=*}; [ "$uid" != "$u" ] || uid=$(first_free /etc/passwd 32768)
+	gid=${g#*=}; g=${g%%=*}; [ "$gid" != "$g" ] || gid=$(first_free /etc/group 32768)
+	grep -q "^$g:" /etc/group || echo "$g:x:$gid:$u" >> /etc/group
+	grep -q "^$u:" /etc/passwd || {
+		echo "$u:x:$uid:$gid:$u:/var/run/$u:/bin/false" >> /etc/passwd
+		echo "$u:*:0:0:99999:7:::" >> /etc/shadow
+	}
+}
+# Whether /etc/config/network holds private_key $1 (not only a uci delta);
+# the key goes to grep through a pipe, not its command line.
+committed_key() {
+	[ -n "$1" ] && grep -qF -f <(printf "option private_key '%s'\n" "$1") /etc/config/network
+}
+uid_of() { awk -F: -v u="$1" '$1 == u { print $3 }' /etc/passwd; }
+# "real effective saved fs" uids of process $1
+uids() { awk '/^Uid:/ { print $2, $3, $4, $5 }' "/proc/$1/status"; }
+
+# A local user's trap: /tmp/wgd and a 0666 file for each interface, made by
+# nobody before netifd starts.  The handler must neither write nor remove
+# them (a reader would learn the keys, a writer inject peers).
+hostile_state() { stat -c '%n %u %g %a %s %Y %i' /tmp/wgd /tmp/wgd/* 2>&1; }
+hostile_unchanged() { [ "$(hostile_state)" = "$HOSTILE" ]; }
+
+# Files that hold a key (base64 or hex; $O/secrets): every file written since
+# the stack started in /tmp, /run, /dev/shm, /var and /etc, but for the
+# test's own folder $O and /etc/config/network (where UCI keeps the keys by
+# design); and the logs of netifd (with the handler's and wgd's output) and
+# ubusd.  The patterns come from a file, not grep's command line.
+key_files() {
+	{
+		find /tmp /run /dev/shm /var /etc \( -path "$O" -o -path /etc/config/network \) -prune \
+			-o -type f -newer "$O/stamp" -print0 2>/dev/null
+		printf '%s\0' "$OUT/netifd.log" "$OUT/ubusd.log"
+	} | xargs -0 -r grep -lsF -f "$O/secrets" --
+}
+no_key_files() { local f; f=$(key_files); [ -z "$f" ] || { echo "key in: $f"; return 1; }; }
+
+# A local reader's view of the command lines (world-readable in /proc)
+# while the handler runs: every 20 ms, each process of this namespace whose
+# command line holds a secret, or a private_key option (netifd's JSON for a
+# declared option, "uci set ...private_key=").  One line per process and
+# pattern in $OUT/cmdline-hits, the pattern by its number only.
+SAMPLER='
+import os, sys, time
+# split, or this command line would match itself
+pats = [l.strip().encode() for l in sys.stdin if l.strip()] + [b"\"private" b"_key\"", b"private" b"_key="]
+me = os.readlink("/proc/self/ns/net")
+seen = set()
+end = time.monotonic() + 300
+while time.monotonic() < end:
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.readlink(f"/proc/{pid}/ns/net") != me:
+                continue
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                line = f.read()
+            with open(f"/proc/{pid}/comm") as f:
+                comm = f.read().strip()
+        except OSError:
+            continue
+        for i, p in enumerate(pats):
+            if p in line and (pid, i) not in seen:
+                seen.add((pid, i))
+                print(f"pid {pid} ({comm}): pattern {i}", flush=True)
+    time.sleep(0.02)
+'
 
 step "environment"
 echo "/bin/sh -> $(readlink -f /bin/sh)"
 check "/bin/sh is busybox ash (pitfall 1)" is '[ "$(readlink -f /bin/sh)" = "$(readlink -f /bin/busybox)" ]'
 ip link set lo up
 echo "192.168.88.2 peer1.wgd.test" >> /etc/hosts
+openwrt_accounts
+echo "the package's USERID: $WGD_USERID"
+for spec in $WGD_USERID; do require_user "$spec"; done
+WGD_UID=$(uid_of wgd)
+check "the package creates the user wgd" is '[ -n "$WGD_UID" ] && [ "$WGD_UID" != 0 ]'
+setpriv --reuid=65534 --regid=65534 --clear-groups sh -c \
+	'mkdir /tmp/wgd && chmod 0777 /tmp/wgd && touch /tmp/wgd/wgo.conf /tmp/wgd/wgg.conf && chmod 0666 /tmp/wgd/*'
+HOSTILE=$(hostile_state)
+echo "$HOSTILE"
+touch "$O/stamp"
+python3 -c "$SAMPLER" < "$O/secrets" > "$OUT/cmdline-hits" 2>&1 &
+SAMPLER_PID=$!
 start_stack
 waitfor "ubus list network.interface.wgo" || echo "network.interface.wgo never appeared"
 ubus call network get_proto_handlers | python3 -c 'import json,sys; print("wgd:", json.dumps(json.load(sys.stdin).get("wgd")))'
@@ -48,13 +150,17 @@ wgctl show wgo; ip addr show dev wgo; ip route; ip -6 route
 PID1=$(wgd_pid wgo)
 echo "wgd pid $PID1, netifd $NETIFD"
 check "wgd -f wgo runs as netifd's child" is "[ -n '$PID1' ] && [ \"\$(awk '/^PPid:/ {print \$2}' /proc/$PID1/status)\" = $NETIFD ]"
+echo "wgd's capabilities:" $(grep -E '^Cap(Prm|Eff|Bnd)' "/proc/$PID1/status")
+check "wgd runs as the user wgd (uid $WGD_UID), not root" is "[ \"\$(uids $PID1)\" = '$WGD_UID $WGD_UID $WGD_UID $WGD_UID' ]"
 check "private_key: wgo's public key" is "[ \"\$(wgctl show wgo public-key)\" = '$PUB_R' ]"
 check "listen_port 51900"               is '[ "$(dump_field wgo interface 3)" = 51900 ]'
 check "fwmark 0x4d2"                    is '[ "$(dump_field wgo interface 4)" = 0x4d2 ]'
 check "mtu 1380 on the link"            is 'ip link show wgo | grep -q "mtu 1380 "'
 check "wgo is UP"                       is 'ip link show wgo | grep -q "[<,]UP[,>]"'
 check "addresses: 10.87.0.1/24"         is 'ip -4 addr show dev wgo | grep -q "inet 10.87.0.1/24"'
-check "addresses: fd87::1/64"           is 'ip -6 addr show dev wgo | grep -q "inet6 fd87::1/64"'
+# Waited for: once in a run it was missing for a moment after netifd
+# reported the interface up.
+check "addresses: fd87::1/64"           waitfor 'ip -6 addr show dev wgo | grep -q "inet6 fd87::1/64"' 25
 check "ip6prefix: fd87:1::/48 in netifd's status" python3 -c '
 import json, sys
 s = json.load(open(sys.argv[1]))
@@ -76,13 +182,19 @@ check "the tunnel pings p1 (10.87.0.2)" waitping 10.87.0.2
 check "route_allowed_ips route carries traffic (10.86.0.1)" waitping 10.86.0.1
 check "and IPv6 (fd87::2)" waitping -6 fd87::2
 check "p1 saw a handshake with the preshared key" is \
-	"WGD_RUN_DIR=$O/prun wgctl show p1 dump | awk -v k='$PUB_R' -v p='$PSK' '\$1 == k && \$2 == p && \$5 > 0 {f = 1} END {exit !f}'"
+	"WGD_RUN_DIR=$O/prun wgctl show p1 dump | P=\$PSK awk -v k='$PUB_R' '\$1 == k && \$2 == ENVIRON[\"P\"] && \$5 > 0 {f = 1} END {exit !f}'"
+check "no key in a file after ifup" no_key_files
+check "the hostile /tmp/wgd is unchanged" hostile_unchanged
 
 step "wgg: no private_key in UCI"
 check "wgg up" waitfor '[ "$(ifup_state wgg)" = True ]' 50
 GEN=$(uci -q get network.wgg.private_key)
 echo "generated key stored: ${GEN:+yes}"
-check "private_key generated and committed" is "[ -n '$GEN' ] && grep -q \"private_key '$GEN'\" /etc/config/network"
+check "private_key generated and committed" committed_key "$GEN"
+check "... not through uci's command line" is '[ ! -e "$O/uci-argv" ]'
+check "... with no change left in uci's save directories" is '[ -z "$(uci changes)" ] && [ -z "$(ls -A /etc/config | grep -v "^network$")" ]'
+[ -z "$GEN" ] || printf '%s\n%s\n' "$GEN" "$(echo "$GEN" | base64 -d | od -An -tx1 | tr -d ' \n')" >> "$O/secrets"
+check "no key in a file (the generated one either)" no_key_files
 check "wgg runs with the stored key" is "[ \"\$(wgctl show wgg public-key)\" = \"\$(echo '$GEN' | wgctl pubkey)\" ]"
 check "wgg listen_port 51909" is '[ "$(dump_field wgg interface 3)" = 51909 ]'
 
@@ -114,6 +226,12 @@ uci add_list network.peer2.allowed_ips=10.88.0.0/24
 uci commit network
 ubus call network.interface.wgo renew
 check "fixed and renewed: p2 pings" waitping 10.88.0.2
+check "no key in a file after the renews" no_key_files
+check "the hostile /tmp/wgd is still unchanged" hostile_unchanged
+kill "$SAMPLER_PID"
+wait "$SAMPLER_PID" 2>/dev/null
+cat "$OUT/cmdline-hits"
+check "no secret on a command line during the setups and renews" is '[ ! -s "$OUT/cmdline-hits" ]'
 
 step "kill -9 of the daemon: netifd restarts the interface"
 kill -KILL "$PID1"
@@ -125,6 +243,22 @@ check "the first setup after it worked (the dead daemon's socket ignored)" is \
 	'! grep -q "wgd: wgo: CONFIGURATION_FAILED: wgctl setconf" "$OUT/netifd.log"'
 check "the tunnel pings p1 again" waitping 10.87.0.2
 check "and p2" waitping 10.88.0.2
+
+step "netifd killed (SIGKILL) and started again"
+PID4=$(wgd_pid wgo)
+PIDG=$(wgd_pid wgg)
+kill -KILL "$NETIFD"
+wait "$NETIFD" 2>/dev/null
+check "wgd ($PID4) outlives netifd and keeps wgo" is "[ -e /proc/$PID4 ] && ip link show wgo"
+/sbin/netifd -S -l 4 >> "$OUT/netifd.log" 2>&1 &
+NETIFD=$!
+echo "netifd pid $NETIFD"
+check "wgo up again under the new netifd" waitfor '[ "$(ifup_state wgo)" = True ] && [ -n "$(wgd_pid wgo)" ] && [ "$(wgd_pid wgo)" != "'"$PID4"'" ]' 150
+check "... its wgd the new netifd's child" is "[ \"\$(awk '/^PPid:/ {print \$2}' /proc/\$(wgd_pid wgo)/status)\" = $NETIFD ]"
+check "... the stray wgd $PID4 stopped" waitfor "[ ! -e /proc/$PID4 ]" 25
+check "... and pings p1" waitping 10.87.0.2
+check "wgg up again too, its stray $PIDG stopped" waitfor '[ "$(ifup_state wgg)" = True ] && [ ! -e /proc/'"$PIDG"' ] && [ -n "$(wgd_pid wgg)" ]' 100
+check "no DEVICE_EXISTS" is '! has_error wgo DEVICE_EXISTS && ! has_error wgg DEVICE_EXISTS'
 
 step "nohostroute=1 (uci + ubus call network reload, then wan restarted)"
 # netifd keeps a host route with the interface that carries it (wan), so wan
@@ -180,6 +314,14 @@ check "mtu refused: INVALID_MTU" waitfor 'has_error wgq INVALID_MTU' 50
 sleep 3
 check "... once: netifd does not retry it" is '[ "$(grep -c "wgd: wgq: INVALID_MTU" "$OUT/netifd.log")" = 1 ]'
 check "... and its daemon was stopped" waitfor '[ -z "$(wgd_pid wgq)" ] && ! ip link show wgq' 25
+
+step "listen_port below 1024"
+ubus call network.interface.wgl up
+check "wgl up with listen_port 853" waitfor '[ "$(ifup_state wgl)" = True ] && [ "$(dump_field wgl interface 3)" = 853 ]' 75
+check "... its wgd stays root for it, and the log says so" is \
+	'[ "$(uids "$(wgd_pid wgl)")" = "0 0 0 0" ] && grep -q "wgd: wgl: warning: wgd stays root to bind listen_port 853" "$OUT/netifd.log"'
+ubus call network.interface.wgl down
+check "wgl down" waitfor '[ -z "$(wgd_pid wgl)" ] && ! ip link show wgl' 50
 
 step "ifdown wgo removes everything"
 PID3=$(wgd_pid wgo)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The control socket, client side: connect, write one operation, read the
- * reply up to its blank line, hand the text to daemon/uapi.c.
+ * reply up to its blank line, hand the text to daemon/config/uapi.c.
  */
 #define _GNU_SOURCE
 #include "tools/wgctl/ipc.h"
@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "crypto/util.h"
-#include "daemon/uapi.h"
+#include "daemon/config/uapi.h"
 #include "tools/wgctl/kernel.h"
 
 #define SOCK_SUFFIX ".sock"

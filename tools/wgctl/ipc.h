@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "daemon/config.h"
+#include "daemon/config/config.h"
 
 /* /var/run/wireguard, or $WGD_RUN_DIR (as wgd itself honours it). */
 const char *ipc_run_dir(void);

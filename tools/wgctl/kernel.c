@@ -3,7 +3,7 @@
  * The Linux kernel's WireGuard over generic netlink (the attributes of
  * <linux/wireguard.h>), for an interface that has no control socket: the
  * same get and set as the socket's, from and to the same data model
- * (daemon/config.h), so that every wgctl command works on a kernel device
+ * (daemon/config/config.h), so that every wgctl command works on a kernel device
  * too, as wg(8)'s do.  Netlink is in host byte order (netlink(7)); keys,
  * addresses and ports are in the order the header names.
  *

@@ -10,7 +10,7 @@
 #ifndef WGCTL_KERNEL_H
 #define WGCTL_KERNEL_H
 
-#include "daemon/config.h"
+#include "daemon/config/config.h"
 
 int kernel_get(const char *ifname, struct config_device *out);
 int kernel_set(const char *ifname, const struct config_device *cfg);

@@ -15,7 +15,7 @@
 
 #include "crypto/util.h"
 #include "crypto/x25519.h"
-#include "daemon/conffile.h"
+#include "daemon/config/conffile.h"
 #include "tools/wgctl/ipc.h"
 #include "tools/wgctl/wgctl.h"
 

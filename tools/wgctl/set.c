@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * wgctl set, setconf, addconf, syncconf: wg(8)'s arguments and files turned
- * into one set message (daemon/config.h's model, printed by daemon/uapi.c).
+ * into one set message (daemon/config/config.h's model, printed by daemon/config/uapi.c).
  * Values are read as wg reads them, with its messages; host names are
- * resolved here (daemon/resolve.h), the daemon only ever sees addresses.
+ * resolved here (daemon/bringup/resolve.h), the daemon only ever sees addresses.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -17,8 +17,8 @@
 #include <arpa/inet.h>
 
 #include "crypto/util.h"
-#include "daemon/conffile.h"
-#include "daemon/resolve.h"
+#include "daemon/bringup/resolve.h"
+#include "daemon/config/conffile.h"
 #include "tools/wgctl/ipc.h"
 #include "tools/wgctl/wgctl.h"
 

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "daemon/config.h"
+#include "daemon/config/config.h"
 
 extern const char *wgctl_prog;	/* argv[0], for messages as wg words them */
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The word-aligned body of the Internet checksum (RFC 1071) for MIPS32
- * release 2, big- and little-endian; daemon/gso.c calls it for the TCP
+ * release 2, big- and little-endian; daemon/datapath/gso.c calls it for the TCP
  * checksums that the TUN device leaves to wgd (gso_csum_add, and
  * gso_csum_copy on each TSO segment's payload).
  *
@@ -19,7 +19,7 @@
  * 1071 §2(B)).
  *
  * Why assembly: MIPS32 has no add-with-carry, so C that sums 32-bit words
- * pays a compare and an add for every carry (daemon/gso.c: 1.2 instructions
+ * pays a compare and an add for every carry (daemon/datapath/gso.c: 1.2 instructions
  * per byte summed, 1.5 copied).  The multiply unit's 64-bit accumulator
  * HI:LO does the carrying instead: "maddu w, ONE" (ONE = 1) adds w to HI:LO
  * in one instruction, as in poly1305.S.  A word then costs lw + maddu (+ sw

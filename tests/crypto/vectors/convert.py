@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 """Convert the JSON vector files next to this script into the one-record-per-line
-format that the C tests read (tests/crypto/testutil.h: '#' comments, fields
+format that the C tests read (tests/lib/testutil.h: '#' comments, fields
 separated by spaces, '-' for an empty field).
 
 Run once after replacing a JSON file:  python3 convert.py

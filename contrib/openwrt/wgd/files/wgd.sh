@@ -13,8 +13,14 @@
 # control socket, and this script then sets keys and peers through the socket
 # with wgctl (never wg, whose package pulls in the kernel module) and hands the
 # addresses, routes and endpoint host dependencies to netifd.  On renew the
-# peers are synchronised (wgctl syncconf) in the running daemon; netifd
-# restarts the interface when the daemon dies.
+# keys and peers are synchronised (wgctl syncconf) in the running daemon;
+# netifd restarts the interface when the daemon dies.
+#
+# Keys never leave memory and root: the configuration is built in a shell
+# variable and piped to wgctl (a builtin printf, so no command line carries
+# it), never written to a file; and private_key is read from UCI here rather
+# than declared to netifd, which would pass it to this script on its command
+# line (readable by every user in /proc/PID/cmdline).
 
 [ -n "$INCLUDE_ONLY" ] || {
 	. /lib/functions.sh
@@ -24,8 +30,9 @@
 
 WGD_BIN=/usr/sbin/wgd
 
+# private_key is not declared (see above): netifd does not compare it on
+# "ubus call network reload"; a new key is applied by renew or ifup.
 proto_wgd_init_config() {
-	proto_config_add_string "private_key"
 	proto_config_add_int "listen_port"
 	proto_config_add_int "mtu"
 	proto_config_add_string "fwmark"
@@ -71,19 +78,28 @@ wgd_key_ok() {
 
 # OpenWrt's handler makes a key for "private_key generate"; a missing key is
 # generated too.  It is stored with a private uci save directory so that other
-# uncommitted changes to /etc/config/network are not committed with it.
+# uncommitted changes to /etc/config/network are not committed with it.  The
+# save directory holds the key until the commit: it is made (0700, a fresh
+# name) beside the file the key goes to, not in /tmp, and uci reads its
+# commands from standard input so that the key is on no command line.
 wgd_private_key() {
-	local config="$1" tmp
+	local config="$1" dir
 	config_get private_key "$config" private_key
 	[ -z "$private_key" ] || [ "$private_key" = generate ] || return 0
 	private_key=$("$WGCTL" genkey) || return 1
-	tmp=$(mktemp -d) || return 1
-	uci -q -t "$tmp" set "network.$config.private_key=$private_key" &&
-		uci -q -t "$tmp" commit network
-	rm -rf "$tmp"
+	dir=$(mktemp -d /etc/config/.wgd-uci.XXXXXX) || return 1
+	printf 'set network.%s.private_key=%s\ncommit network\n' "$config" "$private_key" |
+		uci -q -t "$dir" batch >/dev/null
+	rm -rf "$dir"
+	[ "$(uci -q get "network.$config.private_key")" = "$private_key" ]
 }
 
-# One [Peer] of the configuration file, and its routes when route_allowed_ips
+# Appends a line to the configuration in WGD_CFG.
+wgd_cfg() {
+	WGD_CFG="$WGD_CFG$1$N"
+}
+
+# One [Peer] of the configuration, and its routes when route_allowed_ips
 # is set.  WGD_ERROR names the first bad peer.
 wgd_peer() {
 	local section="$1" disabled public_key preshared_key allowed_ips
@@ -112,19 +128,17 @@ wgd_peer() {
 		list="${list:+$list, }$ip"
 		[ "$route_allowed_ips" = 1 ] && append WGD_ROUTES "$ip"
 	done
-	{
-		echo "[Peer]"
-		echo "PublicKey = $public_key"
-		[ -n "$preshared_key" ] && echo "PresharedKey = $preshared_key"
-		[ -n "$list" ] && echo "AllowedIPs = $list"
-		case "$endpoint_host" in
-		"") ;;
-		*:*) echo "Endpoint = [$endpoint_host]:$endpoint_port" ;;
-		*) echo "Endpoint = $endpoint_host:$endpoint_port" ;;
-		esac
-		[ -n "$persistent_keepalive" ] &&
-			echo "PersistentKeepalive = $persistent_keepalive"
-	} >> "$WGD_CONF"
+	wgd_cfg "[Peer]"
+	wgd_cfg "PublicKey = $public_key"
+	[ -z "$preshared_key" ] || wgd_cfg "PresharedKey = $preshared_key"
+	[ -z "$list" ] || wgd_cfg "AllowedIPs = $list"
+	case "$endpoint_host" in
+	"") ;;
+	*:*) wgd_cfg "Endpoint = [$endpoint_host]:$endpoint_port" ;;
+	*) wgd_cfg "Endpoint = $endpoint_host:$endpoint_port" ;;
+	esac
+	[ -z "$persistent_keepalive" ] ||
+		wgd_cfg "PersistentKeepalive = $persistent_keepalive"
 }
 
 # ADDRESS[/PREFIX] to netifd, a bare address as a host address.
@@ -146,11 +160,145 @@ wgd_add_route() {
 	esac
 }
 
+# The interface's keys, port, fwmark and peers from UCI into WGD_CFG (wg(8)'s
+# format), the routes of route_allowed_ips into WGD_ROUTES.  Sets
+# private_key; fails the setup (or renew) as $early says.
+wgd_read_config() {
+	local config="$1" early="$2" listen_port fwmark
+
+	wgd_private_key "$config" ||
+		wgd_fail "$config" $early KEY_GENERATION_FAILED "wgctl genkey or uci failed"
+	wgd_key_ok "$private_key" ||
+		wgd_fail "$config" $early INVALID_PRIVATE_KEY "private_key is not a base64 WireGuard key"
+	config_get listen_port "$config" listen_port
+	config_get fwmark "$config" fwmark
+	WGD_CFG=""
+	WGD_ROUTES=""
+	WGD_ERROR=""
+	wgd_cfg "[Interface]"
+	wgd_cfg "PrivateKey = $private_key"
+	[ -z "$listen_port" ] || wgd_cfg "ListenPort = $listen_port"
+	[ -z "$fwmark" ] || wgd_cfg "FwMark = $fwmark"
+	config_foreach wgd_peer "wireguard_$config"
+	[ -z "$WGD_ERROR" ] ||
+		wgd_fail "$config" $early ${WGD_ERROR%% *} "${WGD_ERROR#* }: not a base64 WireGuard key"
+}
+
+# The processes "$WGD_BIN -f [--user root] $1" (wgd_start) that this netifd
+# did not start: left running
+# by a netifd that died (SIGKILL, a crash; procd starts a new one), they hold
+# the device and the socket.  Matched by command line and executable (also
+# one replaced since, by an upgrade).
+wgd_strays() {
+	local p bin exe comm
+	bin=$(readlink -f "$WGD_BIN")
+	for p in /proc/[0-9]*; do
+		# comm first: a builtin read, no process per entry
+		{ read -r comm < "$p/comm"; } 2>/dev/null && [ "$comm" = "${bin##*/}" ] || continue
+		case "$(tr '\0' ' ' 2>/dev/null < "$p/cmdline")" in
+		"$WGD_BIN -f $1 " | "$WGD_BIN -f --user root $1 ") ;;
+		*) continue ;;
+		esac
+		exe=$(readlink "$p/exe")
+		[ "$exe" = "$bin" ] || [ "$exe" = "$bin (deleted)" ] || continue
+		[ "$(awk '/^PPid:/ { print $2 }' "$p/status" 2>/dev/null)" != "$PPID" ] || continue
+		echo "${p#/proc/}"
+	done
+}
+
+# Stops the strays of interface $1 (SIGTERM: each wipes its keys and removes
+# its device; SIGKILL after 5 s) and waits for the device to go, so that the
+# setup starts a daemon of this netifd's own.
+wgd_stop_strays() {
+	local config="$1" pids pid i=0
+	pids=$(wgd_strays "$config")
+	[ -n "$pids" ] || return 0
+	echo "wgd: $config: stopping wgd (pid $pids), left by an earlier netifd" >&2
+	kill -TERM $pids 2>/dev/null
+	while [ $i -lt 100 ]; do
+		for pid in $pids; do
+			[ -d "/proc/$pid" ] && break
+			pid=""
+		done
+		[ -z "$pid" ] && [ ! -e "/sys/class/net/$config" ] && return 0
+		[ $i = 50 ] && kill -KILL $pids 2>/dev/null
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# Starts "wgd -f NAME" as netifd's process of the interface and waits until
+# it answers on its socket.  wgd changes to the user wgd once its device and
+# socket exist, before this script configures it; a listen_port below 1024,
+# bound only then, needs root (CAP_NET_BIND_SERVICE, which wgd keeps only for
+# a port it knows at its start): wgd stays root for it, and the log says so.
+wgd_start() {
+	local config="$1" listen_port sock i=0 user=""
+
+	# What would make wgd exit at once, named before it starts (netifd ends
+	# this script when the daemon exits during the setup).
+	[ -c /dev/net/tun ] ||
+		wgd_fail "$config" block NO_TUN "/dev/net/tun is missing (kmod-tun)"
+	wgd_stop_strays "$config"
+	[ ! -e "/sys/class/net/$config" ] ||
+		wgd_fail "$config" block DEVICE_EXISTS "a network device $config exists already"
+	config_get listen_port "$config" listen_port
+	case "$listen_port" in
+	"" | *[!0-9]*) ;;	# none, or refused by wgctl below
+	*) [ "$listen_port" -lt 1 ] || [ "$listen_port" -ge 1024 ] || {
+		echo "wgd: $config: warning: wgd stays root to bind listen_port $listen_port (below 1024)" >&2
+		user="--user root"
+	} ;;
+	esac
+	proto_run_command "$config" "$WGD_BIN" -f $user "$config"
+	# wgd answers on its socket once the TUN device exists (10 s).  Answers,
+	# not the socket file: a daemon killed with SIGKILL leaves its file
+	# behind until the new one replaces it.
+	sock="${WGD_RUN_DIR:-/var/run/wireguard}/$config.sock"
+	until "$WGCTL" show "$config" public-key >/dev/null 2>&1; do
+		[ $i -lt 100 ] ||
+			wgd_fail "$config" retry DAEMON_NOT_RUNNING "wgd -f $config did not answer on $sock within 10 s"
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# Addresses, routes and prefixes to netifd; each peer's endpoint stays
+# reachable outside the tunnel (a default route through it would otherwise
+# capture the tunnel's own packets): netifd keeps a host route to it through
+# the interface that reaches it, unless nohostroute.
+wgd_announce() {
+	local config="$1" addresses ip6prefix nohostroute item endpoint
+
+	config_get addresses "$config" addresses
+	config_get ip6prefix "$config" ip6prefix
+	config_get_bool nohostroute "$config" nohostroute 0
+	proto_init_update "$config" 1
+	for item in $addresses; do
+		wgd_add_address "$item"
+	done
+	for item in $WGD_ROUTES; do
+		wgd_add_route "$item"
+	done
+	for item in $ip6prefix; do
+		proto_add_ipv6_prefix "$item"
+	done
+	proto_send_update "$config"
+
+	[ "$nohostroute" = 1 ] && return 0
+	"$WGCTL" show "$config" endpoints | while read -r item endpoint; do
+		endpoint="${endpoint%:*}"
+		case "$endpoint" in
+		"(none)") continue ;;
+		\[*) endpoint="${endpoint#[}"; endpoint="${endpoint%]}" ;;
+		esac
+		proto_add_host_dependency "$config" "$endpoint"
+	done
+}
+
 # setup and renew: the same configuration, started or synchronised.
 wgd_configure() {
-	local config="$1" action="$2"
-	local private_key listen_port mtu fwmark addresses ip6prefix nohostroute
-	local sock i item endpoint early=block late=kill-block
+	local config="$1" action="$2" private_key mtu early=block late=kill-block
 
 	# A renew that fails leaves the daemon as it was.
 	[ "$action" = renew ] && early=keep late=keep
@@ -164,85 +312,21 @@ wgd_configure() {
 		wgd_fail "$config" $early INVALID_IFNAME "an interface name has at most 15 characters"
 
 	config_load network
-	wgd_private_key "$config" ||
-		wgd_fail "$config" $early KEY_GENERATION_FAILED "wgctl genkey or uci failed"
-	wgd_key_ok "$private_key" ||
-		wgd_fail "$config" $early INVALID_PRIVATE_KEY "private_key is not a base64 WireGuard key"
-	config_get listen_port "$config" listen_port
-	config_get mtu "$config" mtu
-	config_get fwmark "$config" fwmark
-	config_get addresses "$config" addresses
-	config_get ip6prefix "$config" ip6prefix
-	config_get_bool nohostroute "$config" nohostroute 0
-
-	umask 077
-	mkdir -p /tmp/wgd
-	WGD_CONF=/tmp/wgd/$config.conf
-	WGD_ROUTES=""
-	WGD_ERROR=""
-	{
-		echo "[Interface]"
-		echo "PrivateKey = $private_key"
-		[ -n "$listen_port" ] && echo "ListenPort = $listen_port"
-		[ -n "$fwmark" ] && echo "FwMark = $fwmark"
-	} > "$WGD_CONF"
-	config_foreach wgd_peer "wireguard_$config"
-	[ -z "$WGD_ERROR" ] ||
-		wgd_fail "$config" $early ${WGD_ERROR%% *} "${WGD_ERROR#* }: not a base64 WireGuard key"
-
-	sock="${WGD_RUN_DIR:-/var/run/wireguard}/$config.sock"
+	wgd_read_config "$config" $early
 	if [ "$action" = setup ]; then
-		# What would make wgd exit at once, named before it starts (netifd
-		# ends this script when the daemon exits during the setup).
-		[ -c /dev/net/tun ] ||
-			wgd_fail "$config" block NO_TUN "/dev/net/tun is missing (kmod-tun)"
-		[ ! -e "/sys/class/net/$config" ] ||
-			wgd_fail "$config" block DEVICE_EXISTS "a network device $config exists already"
-		proto_run_command "$config" "$WGD_BIN" -f "$config"
-		# wgd answers on its socket once the TUN device exists (10 s).
-		# Answers, not the socket file: a daemon killed with SIGKILL
-		# leaves its file behind until the new one replaces it.
-		i=0
-		until "$WGCTL" show "$config" public-key >/dev/null 2>&1; do
-			[ $i -lt 100 ] ||
-				wgd_fail "$config" retry DAEMON_NOT_RUNNING "wgd -f $config did not answer on $sock within 10 s"
-			sleep 0.1
-			i=$((i + 1))
-		done
-		"$WGCTL" setconf "$config" "$WGD_CONF" ||
+		wgd_start "$config"
+		printf '%s' "$WGD_CFG" | "$WGCTL" setconf "$config" /dev/stdin ||
 			wgd_fail "$config" retry CONFIGURATION_FAILED "wgctl setconf $config failed (its message is in the log)"
 	else
-		"$WGCTL" syncconf "$config" "$WGD_CONF" ||
-			wgd_fail "$config" keep CONFIGURATION_FAILED "wgctl syncconf $config failed (its message is in the log); the running configuration is kept"
+		printf '%s' "$WGD_CFG" | "$WGCTL" syncconf "$config" /dev/stdin ||
+			wgd_fail "$config" keep CONFIGURATION_FAILED "wgctl syncconf $config failed (its message is in the log; a new listen_port below 1024 needs an ifup); the running configuration is kept"
 	fi
-	rm -f "$WGD_CONF"
+	WGD_CFG=""
+	private_key=""
+	config_get mtu "$config" mtu
 	[ -z "$mtu" ] || ip link set dev "$config" mtu "$mtu" ||
 		wgd_fail "$config" $late INVALID_MTU "mtu $mtu refused"
-
-	proto_init_update "$config" 1
-	for item in $addresses; do
-		wgd_add_address "$item"
-	done
-	for item in $WGD_ROUTES; do
-		wgd_add_route "$item"
-	done
-	for item in $ip6prefix; do
-		proto_add_ipv6_prefix "$item"
-	done
-	proto_send_update "$config"
-
-	# Each peer's endpoint stays reachable outside the tunnel (a default
-	# route through it would otherwise capture the tunnel's own packets):
-	# netifd keeps a host route to it through the interface that reaches it.
-	[ "$nohostroute" = 1 ] && return 0
-	"$WGCTL" show "$config" endpoints | while read -r item endpoint; do
-		endpoint="${endpoint%:*}"
-		case "$endpoint" in
-		"(none)") continue ;;
-		\[*) endpoint="${endpoint#[}"; endpoint="${endpoint%]}" ;;
-		esac
-		proto_add_host_dependency "$config" "$endpoint"
-	done
+	wgd_announce "$config"
 }
 
 proto_wgd_setup() {
@@ -256,7 +340,6 @@ proto_wgd_renew() {
 proto_wgd_teardown() {
 	# SIGTERM: wgd wipes its keys, removes its socket and the device.
 	proto_kill_command "$1"
-	rm -f "/tmp/wgd/$1.conf"
 }
 
 [ -n "$INCLUDE_ONLY" ] || {

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Configuration files: wg-quick's format (wgd -c FILE, wgd up IFNAME, a
+ * reload) and wg's (wgctl setconf / addconf / syncconf, showconf).
+ *
+ * wg's format is the [Interface] keys PrivateKey, ListenPort and FwMark and
+ * the [Peer] keys PublicKey, PresharedKey, Endpoint, AllowedIPs and
+ * PersistentKeepalive.  wg-quick's adds, in [Interface], Address, MTU,
+ * Table, DNS, PreUp, PostUp, PreDown, PostDown and SaveConfig; in wg's
+ * format those are errors, as wg setconf makes them.  Keys are matched
+ * without regard to case, '#' starts a comment, blank lines are ignored,
+ * and list values (Address, DNS, AllowedIPs) may be separated by commas or
+ * whitespace and repeated.  doc/man/wgd.conf.5 describes the format.
+ *
+ * The wg part lands in the daemon's one configuration model
+ * (daemon/config/config.h), ready for device_config_set(): the parser sets
+ * CONFIG_DEVICE_HAS_* for the keys present, and for every peer
+ * CONFIG_PEER_REPLACE_ALLOWEDIPS, CONFIG_PEER_HAS_PRESHARED_KEY and
+ * CONFIG_PEER_HAS_KEEPALIVE when present, and CONFIG_PEER_HAS_ENDPOINT when
+ * the endpoint is a numeric address.  An endpoint given as a host name is
+ * left to the caller (conffile_peer.endpoint_host), which resolves it.
+ *
+ * A file either parses completely or not at all: on error nothing of it is
+ * kept (cf is left as after conffile_init) and err reads "NAME:LINE:
+ * problem", naming the key or value at fault.
+ */
+#ifndef WGD_CONFFILE_H
+#define WGD_CONFFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "daemon/config/config.h"
+
+enum conffile_format {
+	CONFFILE_QUICK,		/* wg-quick(8) */
+	CONFFILE_WG,		/* wg(8) setconf */
+};
+
+enum conffile_table {
+	CONFFILE_TABLE_AUTO,	/* Table = auto, or no Table key */
+	CONFFILE_TABLE_OFF,	/* Table = off: no routes */
+	CONFFILE_TABLE_ID,	/* Table = N (a number, or a name of /etc/iproute2/rt_tables) */
+};
+
+enum conffile_hook {
+	CONFFILE_PRE_UP,
+	CONFFILE_POST_UP,
+	CONFFILE_PRE_DOWN,
+	CONFFILE_POST_DOWN,
+	CONFFILE_NHOOKS,
+};
+
+/* Address = 10.0.0.1/24: the address as written, its prefix length
+ * (32 or 128 when not written).  addr in network byte order. */
+struct conffile_addr {
+	uint8_t family;		/* AF_INET or AF_INET6 */
+	uint8_t prefixlen;
+	uint8_t addr[16];
+};
+
+/* What the model has no field for, per peer: dev.peers[i] <-> peers[i]. */
+struct conffile_peer {
+	char *endpoint_host;	/* the Endpoint's host as written, without [ ];
+				   NULL without an Endpoint */
+	uint16_t endpoint_port;
+	bool endpoint_is_name;	/* not a numeric address: resolve it */
+	unsigned int line;	/* of the [Peer] header, for messages */
+};
+
+struct conffile {
+	struct config_device dev;
+	struct conffile_peer *peers;	/* dev.peers_len entries */
+
+	/* wg-quick only; empty after a CONFFILE_WG parse */
+	struct conffile_addr *addrs;
+	size_t addrs_len;
+	unsigned int mtu;		/* 0: not given */
+	enum conffile_table table;
+	uint32_t table_id;		/* CONFFILE_TABLE_ID */
+	char **dns;			/* servers and search domains, as written */
+	size_t dns_len;
+	char **hooks[CONFFILE_NHOOKS];	/* commands in file order, %i not yet replaced */
+	size_t hooks_len[CONFFILE_NHOOKS];
+	bool save_config;
+};
+
+void conffile_init(struct conffile *cf);
+/* Wipes every key, frees everything, leaves cf as after conffile_init. */
+void conffile_clear(struct conffile *cf);
+
+/*
+ * Parses text (len bytes, need not be NUL-terminated) named name in
+ * messages.  0, -EINVAL with the message in err, or -ENOMEM.  cf must be
+ * empty (as after conffile_init).
+ */
+int conffile_parse(struct conffile *cf, const char *name, const char *text, size_t len,
+		   enum conffile_format fmt, char *err, size_t errlen);
+
+/*
+ * Reads and parses the file at path (at most 1 MiB).  -errno with "PATH:
+ * reason" in err when it cannot be read.  *exposed (may be NULL) tells
+ * whether users other than the owner may read it (mode & 044): the caller
+ * warns, as the private key is in it.
+ */
+int conffile_load(struct conffile *cf, const char *path, enum conffile_format fmt,
+		  bool *exposed, char *err, size_t errlen);
+
+/*
+ * Writes cf in fmt: for CONFFILE_WG exactly what `wg showconf` prints for
+ * the same device (given cf->dev from a get, peers' endpoints from
+ * dev.peers[i].endpoint); for CONFFILE_QUICK that with the wg-quick keys
+ * added to [Interface], as wg-quick's SaveConfig writes the file back.
+ * 0 or -errno.
+ */
+int conffile_print(FILE *f, const struct conffile *cf, enum conffile_format fmt);
+
+/* The key of a hook as the files spell it: "PreUp", "PostUp", "PreDown", "PostDown". */
+const char *conffile_hook_key(enum conffile_hook h);
+
+/* The file Table names are looked up in (iproute2's); tests point it at
+ * their own. */
+extern const char *conffile_rt_tables;
+
+/* Keys in the files' and wg's base64 (44 characters with one '='). */
+bool conffile_key_from_base64(uint8_t key[CONFIG_KEY_LEN], const char *b64, size_t len);
+void conffile_key_to_base64(char out[45], const uint8_t key[CONFIG_KEY_LEN]);	/* NUL-terminated */
+
+#endif

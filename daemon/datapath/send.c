@@ -1,0 +1,486 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The outbound path (WP §3, §5.4.6):
+ *
+ *   a TUN read by the shell (into device_tx_buffer()); a TCP super-packet
+ *   (TSO) is cut into segments, each written straight into its send slot
+ *   -> inner destination -> allowed-IPs lookup -> peer   (none: drop, count)
+ *   -> endpoint known?                                    (no: drop, count)
+ *   -> pad to 16 within the MTU -> seal in place on the current keypair
+ *        (no usable keypair: stage the packet, initiate a handshake)
+ *   -> when PACKET_BATCH slots are sealed, or the reads are done:
+ *      one io.send() for the batch (one sendmmsg() per address family)
+ *   -> timers: data sent, rekey-on-send rules
+ *
+ * Each packet sits at slot.buf + MESSAGE_DATA_HEADER_LEN so that the header
+ * goes in front of it and the tag behind it without copying.
+ *
+ * A packet larger than a slot (MTU above PACKET_MAX_INNER: jumbo frames)
+ * takes the oversize path: it is copied (or its TSO segment written) into
+ * the device's one large buffer, routed, padded and sealed there like any
+ * other, and sent on its own right after the batch before it, so that a
+ * peer's packets leave in the order they were read.
+ */
+#include <linux/virtio_net.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crypto/bytes.h"
+#include "crypto/util.h"
+#include "daemon/base/log.h"
+#include "daemon/datapath/device.h"
+#include "daemon/datapath/ip.h"
+#include "daemon/datapath/send.h"
+
+/*
+ * The inner packet's IP version and destination address, after checking
+ * that the IP header is whole and its length field matches what the TUN
+ * device gave us.  Returns the version (4 or 6), or 0 to drop.
+ */
+static int send_inner_destination(const uint8_t *pkt, size_t len, const uint8_t **dst)
+{
+	const uint8_t *src;
+	size_t ip_len;
+	int version = ip_parse(pkt, len, &ip_len, &src, dst);
+
+	if (!version || ip_len != len)
+		return 0;
+	return version;
+}
+
+/*
+ * The one way out: n datagrams, msgs[i] for peers[i] (or all for peer, or
+ * for nobody: a cookie reply).  What the host took counts as sent to its
+ * peer; returns how many it took.
+ */
+static WGD_OUT_OF_LINE unsigned int send_out(struct device *d, struct udp_msg *msgs, unsigned int n, struct peer *const *peers,
+			     struct peer *peer)
+{
+	unsigned int i, sent = 0;
+
+	if (!n)
+		return 0;
+	d->stats.tx_udp_dropped += d->io.send(d->io.ctx, msgs, n);
+	for (i = 0; i < n; i++) {
+		struct peer *p = peers ? peers[i] : peer;
+
+		if (!msgs[i].sent)
+			continue;
+		sent++;
+		if (p)
+			p->tx_bytes += msgs[i].len;
+	}
+	return sent;
+}
+
+/* A data message was sealed for p: the timers, and a rekey if a rule fired. */
+static void send_sealed(struct peer *p, uint64_t now, bool data, bool sent)
+{
+	if (peer_on_data_sent(p, now, data, sent))
+		send_want_handshake(p, now);
+}
+
+/*
+ * Sends the sealed slots, then tells each peer's timers once per run of its
+ * messages; the data-sent timer starts only if the host took at least one
+ * of them (as the kernel's WireGuard does: a send that failed is no reason
+ * to expect an answer).
+ */
+void send_flush(struct device *d, uint64_t now)
+{
+	unsigned int i, n = d->tx_count;
+	bool any = false;
+
+	if (!n)
+		return;
+	d->tx_count = 0;
+	send_out(d, d->tx_msgs, n, d->tx_peers, NULL);
+	for (i = 0; i < n; i++) {
+		struct peer *p = d->tx_peers[i];
+
+		any |= d->tx_msgs[i].sent;
+		if (i + 1 < n && d->tx_peers[i + 1] == p)
+			continue;
+		send_sealed(p, now, true, any);
+		any = false;
+	}
+}
+
+/* One datagram to p's endpoint (a handshake message or a keepalive). */
+static bool send_one(struct peer *p, uint8_t *data, size_t len)
+{
+	struct udp_msg m = { .data = data, .len = len, .ep = &p->endpoint };
+
+	if (p->endpoint.addr.sa.sa_family == AF_UNSPEC) {
+		p->dev->stats.tx_no_endpoint++;
+		return false;
+	}
+	return send_out(p->dev, &m, 1, NULL, p) == 1;
+}
+
+void send_cookie_reply(struct device *d, uint8_t *reply, size_t len, struct endpoint *to)
+{
+	struct udp_msg m = { .data = reply, .len = len, .ep = to };
+
+	send_out(d, &m, 1, NULL, NULL);
+}
+
+void send_initiation(struct peer *p, uint64_t now)
+{
+	uint8_t msg[MESSAGE_INITIATION_LEN];
+	uint8_t ts[NOISE_TIMESTAMP_LEN];
+	enum noise_result res;
+
+	noise_tai64n(ts, p->dev->io.wall_ns(p->dev->io.ctx));
+	res = noise_create_initiation(&p->remote, msg, ts, now);
+	if (res != NOISE_OK) {
+		log_packet(LOG_LEVEL_VERBOSE, "cannot create a handshake initiation: %s",
+			   noise_result_str(res));
+		return;
+	}
+	log_packet(LOG_LEVEL_DEBUG, "sending handshake initiation");
+	/* Reported even if the send fails: the retransmission timer retries. */
+	send_one(p, msg, sizeof(msg));
+	peer_on_initiation_sent(p, now);
+}
+
+void send_response(struct peer *p, uint64_t now)
+{
+	uint8_t msg[MESSAGE_RESPONSE_LEN];
+	enum noise_result res;
+
+	res = noise_create_response(&p->remote, msg, now);
+	if (res != NOISE_OK) {
+		log_packet(LOG_LEVEL_VERBOSE, "cannot create a handshake response: %s",
+			   noise_result_str(res));
+		return;
+	}
+	send_one(p, msg, sizeof(msg));
+	crypto_wipe(msg, sizeof(msg));
+	peer_on_response_sent(p, now);
+}
+
+void send_want_handshake(struct peer *p, uint64_t now)
+{
+	if (!p->dev->up)
+		return;
+	if (timers_want_initiation(&p->timers, now))
+		send_initiation(p, now);
+	peer_deadline(p);
+}
+
+void send_keepalive(struct peer *p, uint64_t now)
+{
+	uint8_t msg[MESSAGE_DATA_OVERHEAD];
+
+	if (p->staged.count) {
+		send_staged(p, now);
+		return;
+	}
+	if (noise_seal(&p->remote, msg, 0, now) != NOISE_OK) {
+		send_want_handshake(p, now);
+		return;
+	}
+	send_sealed(p, now, false, send_one(p, msg, sizeof(msg)));
+}
+
+/*
+ * Sends the n sealed staged packets of the batch, then frees their buffers
+ * (ciphertext by then: no wipe needed) and empties the batch; returns how
+ * many the host took.
+ */
+static unsigned int send_staged_batch(struct peer *p, struct udp_msg *msgs, struct peer_staged_packet **bufs,
+				      unsigned int *n)
+{
+	unsigned int i, sent = send_out(p->dev, msgs, *n, NULL, p);
+
+	for (i = 0; i < *n; i++)
+		free(bufs[i]);
+	*n = 0;
+	return sent;
+}
+
+/*
+ * Seals the staged packets in order, in batches; an oversize one goes on
+ * its own after the batch before it, so the peer receives them in order.
+ */
+void send_staged(struct peer *p, uint64_t now)
+{
+	struct peer_staged *q = &p->staged;
+	struct udp_msg msgs[PACKET_BATCH];
+	struct peer_staged_packet *bufs[PACKET_BATCH];
+	unsigned int n = 0, sealed = 0, sent = 0;
+
+	if (!q->count || p->endpoint.addr.sa.sa_family == AF_UNSPEC)
+		return;
+	while (q->count) {
+		struct peer_staged_packet *sp = q->head;
+		bool large = sp->len > PACKET_MAX_INNER;
+		size_t len = device_padded_len(p->dev, sp->len);
+
+		if (large)
+			sent += send_staged_batch(p, msgs, bufs, &n);
+		memset(sp->buf + MESSAGE_DATA_HEADER_LEN + sp->len, 0, len - sp->len);
+		if (noise_seal(&p->remote, sp->buf, len, now) != NOISE_OK)
+			break;
+		peer_staged_pop(q);
+		msgs[n].data = sp->buf;
+		msgs[n].len = len + MESSAGE_DATA_OVERHEAD;
+		msgs[n].ep = &p->endpoint;
+		bufs[n] = sp;
+		n++;
+		sealed++;
+		if (large || n == PACKET_BATCH)
+			sent += send_staged_batch(p, msgs, bufs, &n);
+	}
+	sent += send_staged_batch(p, msgs, bufs, &n);
+	if (sealed)
+		send_sealed(p, now, true, sent > 0);
+	/* A keypair that could not seal them all: a new session is needed. */
+	if (q->count)
+		send_want_handshake(p, now);
+}
+
+/*
+ * The peer an inner packet of len bytes goes to, after the checks that
+ * may drop it (counted): malformed, no route, no endpoint.  NULL if dropped.
+ */
+static struct peer *send_route(struct device *d, const uint8_t *inner, size_t len)
+{
+	const uint8_t *dst = NULL;
+	struct peer *p;
+	int version;
+
+	version = send_inner_destination(inner, len, &dst);
+	if (!version) {
+		d->stats.tx_bad_packet++;
+		return NULL;
+	}
+	p = allowedips_lookup(&d->table, version, dst);
+	if (!p) {
+		d->stats.tx_no_route++;
+		log_packet(LOG_LEVEL_DEBUG, "no peer for an outgoing IPv%d packet; dropped", version);
+		return NULL;
+	}
+	if (p->endpoint.addr.sa.sa_family == AF_UNSPEC) {
+		d->stats.tx_no_endpoint++;
+		log_packet(LOG_LEVEL_DEBUG, "peer has no endpoint; packet dropped");
+		return NULL;
+	}
+	return p;
+}
+
+/*
+ * Pads and seals for p the packet of len bytes at buf +
+ * MESSAGE_DATA_HEADER_LEN, in place (buf has room for the padding and the
+ * tag).  Returns the data message's length, or 0 if the packet was staged
+ * instead.
+ */
+static size_t send_seal(struct device *d, struct peer *p, uint8_t *buf, size_t len, uint64_t now)
+{
+	uint8_t *inner = buf + MESSAGE_DATA_HEADER_LEN;
+	/* WP §5.4.6: zero padding to a multiple of 16, never beyond the MTU. */
+	size_t padded = device_padded_len(d, len);
+
+	memset(inner + len, 0, padded - len);
+	if (p->staged.count || noise_seal(&p->remote, buf, padded, now) != NOISE_OK) {
+		/* Behind staged packets or without a session: wait for one. */
+		peer_stage(p, inner, len);
+		send_want_handshake(p, now);
+		return 0;
+	}
+	return padded + MESSAGE_DATA_OVERHEAD;
+}
+
+/*
+ * Seals for p the packet of len bytes in the next free slot.  A sealed
+ * slot is kept for the batch (flushed when the batch is full); a staged
+ * packet leaves the slot free for the next one.
+ */
+static void send_packet_to(struct device *d, struct peer *p, size_t len, uint64_t now)
+{
+	struct packet *slot = &d->tx[d->tx_count];
+	struct udp_msg *msg = &d->tx_msgs[d->tx_count];
+	size_t n;
+
+	n = send_seal(d, p, slot->buf, len, now);
+	if (!n)
+		return;
+	msg->data = slot->buf;
+	msg->len = n;
+	msg->ep = &p->endpoint;
+	d->tx_peers[d->tx_count] = p;
+	if (++d->tx_count == PACKET_BATCH)
+		send_flush(d, now);
+}
+
+/* Routes the packet of len bytes in the next free slot, and seals it (or drops it). */
+static void send_packet(struct device *d, size_t len, uint64_t now)
+{
+	struct peer *p = send_route(d, d->tx[d->tx_count].buf + MESSAGE_DATA_HEADER_LEN, len);
+
+	if (p)
+		send_packet_to(d, p, len, now);
+}
+
+/*
+ * The oversize path: routes, seals and sends the packet of len bytes at
+ * d->tx_large.buf + MESSAGE_DATA_HEADER_LEN on its own, after the batch
+ * sealed before it, with the accounting of send_flush().
+ */
+static void send_large(struct device *d, size_t len, uint64_t now)
+{
+	uint8_t *buf = d->tx_large.buf;
+	struct udp_msg msg;
+	struct peer *p;
+	size_t n;
+
+	if (len > PACKET_MAX_INNER_LARGE) {
+		d->stats.tx_bad_packet++;
+		return;
+	}
+	p = send_route(d, buf + MESSAGE_DATA_HEADER_LEN, len);
+	if (!p)
+		return;
+	send_flush(d, now);
+	n = send_seal(d, p, buf, len, now);
+	if (!n)
+		return;
+	msg = (struct udp_msg){ .data = buf, .len = n, .ep = &p->endpoint };
+	send_sealed(p, now, true, send_out(d, &msg, 1, NULL, p) == 1);
+}
+
+/* A whole packet of len bytes from elsewhere: into its slot or the large buffer. */
+static void send_copy(struct device *d, const uint8_t *pkt, size_t len, uint64_t now)
+{
+	if (len <= PACKET_MAX_INNER) {
+		memcpy(d->tx[d->tx_count].buf + MESSAGE_DATA_HEADER_LEN, pkt, len);
+		send_packet(d, len, now);
+		return;
+	}
+	if (len > PACKET_MAX_INNER_LARGE) {
+		d->stats.tx_bad_packet++;
+		return;
+	}
+	memcpy(d->tx_large.buf + MESSAGE_DATA_HEADER_LEN, pkt, len);
+	send_large(d, len, now);
+}
+
+/* Cuts a TCP super-packet into its segments; returns how many were sent on. */
+static unsigned int send_super_packet(struct device *d, uint8_t *pkt, size_t len,
+				      const struct gso_hdr *h, uint64_t now)
+{
+	struct gso_split split;
+	struct peer *p = NULL;
+	unsigned int count = 0;
+	size_t seg;
+	bool large;
+
+	if (!gso_split_init(&split, pkt, len, h)) {
+		d->stats.tx_bad_packet++;
+		return 0;
+	}
+	/* Segments larger than a slot (jumbo MTU) go one by one, in order. */
+	large = split.hdr_len + split.seg > PACKET_MAX_INNER;
+	for (;;) {
+		uint8_t *out = large ? d->tx_large.buf : d->tx[d->tx_count].buf;
+
+		seg = gso_split_next(&split, out + MESSAGE_DATA_HEADER_LEN,
+				     large ? PACKET_MAX_INNER_LARGE : PACKET_MAX_INNER);
+		if (!seg)
+			break;
+		count++;
+		if (large) {
+			send_large(d, seg, now);
+			continue;
+		}
+		/*
+		 * Every segment has the super-packet's addresses: the route
+		 * of the first that has one (allowed IPs, endpoint) is every
+		 * segment's, as nothing changes them in between.
+		 */
+		if (!p)
+			p = send_route(d, out + MESSAGE_DATA_HEADER_LEN, seg);
+		if (p)
+			send_packet_to(d, p, seg, now);
+	}
+	if (split.off < split.len)
+		d->stats.tx_bad_packet++;	/* a segment larger than a datagram */
+	return count;
+}
+
+/* One packet read with its virtio_net_hdr: complete, cut or copy it. */
+static unsigned int send_vnet_packet(struct device *d, size_t n, uint64_t now)
+{
+	uint8_t *pkt = d->tun_buf + GSO_VNET_HDR_LEN;
+	size_t len = n - GSO_VNET_HDR_LEN;
+	struct gso_hdr h;
+
+	if (n < GSO_VNET_HDR_LEN || n >= sizeof(d->tun_buf)) {
+		/* no header, or larger than an IP packet can be: cut short */
+		d->stats.tx_bad_packet++;
+		return 0;
+	}
+	gso_hdr_parse(&h, d->tun_buf);
+	if (h.gso_type != VIRTIO_NET_HDR_GSO_NONE)
+		return send_super_packet(d, pkt, len, &h, now);
+	if ((h.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) && !gso_complete_csum(pkt, len, &h)) {
+		d->stats.tx_bad_packet++;
+		return 0;
+	}
+	send_copy(d, pkt, len, now);
+	return 1;
+}
+
+/*
+ * Where the next TUN read goes: with offloads, the read buffer (a packet
+ * with its virtio_net_hdr, maybe a super-packet); without, straight into
+ * the next slot, or, when the MTU lets packets be larger than a slot, into
+ * the large buffer.  One byte more than the limit shows a read was cut.
+ * The MTU does not change between this and device_tx_packet() (the shell
+ * calls them back to back), so both make the same choice.
+ */
+uint8_t *device_tx_buffer(struct device *d, size_t *size)
+{
+	if (d->tun_vnet) {
+		*size = sizeof(d->tun_buf);
+		return d->tun_buf;
+	}
+	if (d->mtu <= PACKET_MAX_INNER) {
+		*size = PACKET_MAX_INNER + 1;
+		return d->tx[d->tx_count].buf + MESSAGE_DATA_HEADER_LEN;
+	}
+	*size = PACKET_MAX_INNER_LARGE + 1;
+	return d->tx_large.buf + MESSAGE_DATA_HEADER_LEN;
+}
+
+/*
+ * One TUN read of len bytes landed in device_tx_buffer(): sends it on its
+ * way.  Returns the segments sent on plus one for the read, so that a
+ * dropped packet still counts towards the shell's bound.
+ */
+unsigned int device_tx_packet(struct device *d, size_t len, uint64_t now)
+{
+	unsigned int work = 1;
+
+	if (d->tun_vnet) {
+		work += send_vnet_packet(d, len, now);
+	} else if (len > PACKET_MAX_INNER && d->mtu <= PACKET_MAX_INNER) {
+		d->stats.tx_bad_packet++;	/* cut: read into a slot */
+	} else if (len <= PACKET_MAX_INNER) {
+		if (d->mtu > PACKET_MAX_INNER)	/* read into the large buffer */
+			memcpy(d->tx[d->tx_count].buf + MESSAGE_DATA_HEADER_LEN,
+			       d->tx_large.buf + MESSAGE_DATA_HEADER_LEN, len);
+		send_packet(d, len, now);
+	} else {
+		send_large(d, len, now);	/* drops one that was cut */
+	}
+	device_deadline_commit(d);
+	return work;
+}
+
+void device_tx_flush(struct device *d, uint64_t now)
+{
+	send_flush(d, now);
+	device_deadline_commit(d);
+}
