@@ -196,7 +196,7 @@ chacha20_v4_blocks(uint8_t *dst, const uint8_t *src, const uint32_t s[16])
 #define CHACHA20_TAIL_SIZE CHACHA20_BLOCK_SIZE
 #endif /* vectors */
 
-void chacha20_block(uint8_t out[CHACHA20_BLOCK_SIZE], const uint32_t state[16])
+WGD_OUT_OF_LINE void chacha20_block(uint8_t out[CHACHA20_BLOCK_SIZE], const uint32_t state[16])
 {
 #if defined(WGD_ASM_MIPS32R2)
 	/*
