@@ -453,10 +453,38 @@ static void bringup_reload(void *ctx)
 
 /* ---- start and stop ---- */
 
+/*
+ * What wg-quick warns about, and more: the file holds the private key and
+ * names the commands root runs (hooks), so any access of other users to it
+ * (read: the key; write: the hooks) or to its directory (replacing it, or
+ * learning of it) is worth a warning.  mode is the opened file's.
+ */
+static void bringup_warn_exposed(const char *path, unsigned int mode)
+{
+	char *dir = strdup(path), *slash;
+	struct stat st;
+
+	if (mode & 077)
+		log_error("warning: %s has mode %04o: other users may %s it; it holds the private "
+			  "key and root runs its hooks (chmod 600)", path, mode,
+			  (mode & 044) && (mode & 022) ? "read and write" : (mode & 044) ? "read" :
+			  (mode & 022) ? "write" : "reach");
+	slash = dir ? strrchr(dir, '/') : NULL;
+	if (!slash)
+		goto out;
+	slash[slash == dir] = '\0';	/* the parent; "/" for a file in / */
+	if (stat(dir, &st) == 0 && (st.st_mode & 077))
+		log_error("warning: %s, the directory of %s, has mode %04o: other users may %s "
+			  "(chmod 700)", dir, path, (unsigned int)st.st_mode & 07777,
+			  (st.st_mode & 022) ? "replace the file" : "look into it");
+out:
+	free(dir);
+}
+
 int bringup_load(struct bringup **out, const char *path, char *err, size_t errlen)
 {
 	struct bringup *b = calloc(1, sizeof(*b));
-	bool exposed = false;
+	unsigned int mode = 0;
 	int ret;
 
 	if (!b) {
@@ -464,7 +492,7 @@ int bringup_load(struct bringup **out, const char *path, char *err, size_t errle
 		return -ENOMEM;
 	}
 	conffile_init(&b->cf);
-	ret = conffile_load(&b->cf, path, CONFFILE_QUICK, &exposed, err, errlen);
+	ret = conffile_load(&b->cf, path, CONFFILE_QUICK, &mode, err, errlen);
 	if (ret < 0) {
 		free(b);
 		return ret;
@@ -477,8 +505,7 @@ int bringup_load(struct bringup **out, const char *path, char *err, size_t errle
 		bringup_destroy(b);
 		return ret;
 	}
-	if (exposed)
-		log_error("warning: %s is readable by other users; it holds the private key", path);
+	bringup_warn_exposed(b->path, mode);
 	*out = b;
 	return 0;
 }
