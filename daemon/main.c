@@ -292,34 +292,22 @@ static void detach_stdio(void)
 }
 
 /*
- * The privileged monitor, started before anything is served: it writes the
- * pid file, and runs the hooks and resolvconf from root's copy of the file.
+ * The privileged monitor, started before anything is served: it reads the
+ * file (its hooks and DNS), writes the pid file, and does what needs root.
  */
 static int start_monitor(const struct options *o, struct control *control, struct bringup *b,
 			 char *msg, size_t msglen)
 {
-	struct privsep_config c = {
+	const struct privsep_config c = {
 		.ifname = o->ifname,
 		.socket_path = control_path(control),
 		.pid_file = o->pid_file,
+		.config_path = b ? bringup_path(b) : NULL,
 		.foreground = o->foreground,
 		.log_level = o->log_level,
 	};
-	char *text = NULL;
-	int ret;
 
-	if (b) {
-		ret = bringup_monitor_text(b, &text, &c.quick_len);
-		if (ret < 0) {
-			snprintf(msg, msglen, "out of memory");
-			return ret;
-		}
-		c.config_path = bringup_path(b);
-		c.quick_text = text;
-	}
-	ret = privsep_start(&c, msg, msglen);
-	free(text);
-	return ret;
+	return privsep_start(&c, msg, msglen);
 }
 
 /*

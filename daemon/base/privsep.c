@@ -87,9 +87,10 @@ int privsep_send(int fd, const void *msg, size_t len, int pass)
 
 ssize_t privsep_recv(int fd, void *msg, size_t len, int *got, int flags)
 {
+	/* Room for one descriptor: the kernel drops any more (MSG_CTRUNC). */
 	union {
 		struct cmsghdr align;
-		char buf[CMSG_SPACE(sizeof(int) * 4)];
+		char buf[CMSG_SPACE(sizeof(int))];
 	} c;
 	struct iovec iov = { .iov_base = msg, .iov_len = len };
 	struct msghdr mh = {
@@ -100,7 +101,6 @@ ssize_t privsep_recv(int fd, void *msg, size_t len, int *got, int flags)
 	};
 	struct cmsghdr *cm;
 	ssize_t n;
-	int bad = 0;
 
 	*got = -1;
 	do
@@ -108,23 +108,11 @@ ssize_t privsep_recv(int fd, void *msg, size_t len, int *got, int flags)
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
-	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
-		size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		int fds[4];
-
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS || k > 4)
-			continue;
-		memcpy(fds, CMSG_DATA(cm), k * sizeof(int));
-		for (size_t i = 0; i < k; i++) {
-			if (*got < 0 && !bad) {
-				*got = fds[i];
-			} else {
-				close(fds[i]);
-				bad = 1;
-			}
-		}
-	}
-	if (bad || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+	cm = CMSG_FIRSTHDR(&mh);
+	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(got, CMSG_DATA(cm), sizeof(int));
+	if ((mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || (cm && *got < 0)) {
 		if (*got >= 0)
 			close(*got);
 		*got = -1;
@@ -455,38 +443,26 @@ static bool ps_copy(char *dst, size_t n, const char *s)
 	return (size_t)snprintf(dst, n, "%s", s ? s : "") < n;
 }
 
-/* SETUP: the facts, and the wg-quick text in a memfd when there is a file. */
+/* SETUP: the names and paths; root reads the file itself. */
 static int ps_setup(const struct privsep_config *c, char *err, size_t errlen)
 {
 	struct privsep_setup *m = calloc(1, sizeof(*m));
 	struct privsep_reply rep = { .err = "" };
-	int fd = -1, ret = -ENAMETOOLONG;
+	int ret = -ENAMETOOLONG;
 
 	if (!m)
 		return -ENOMEM;
 	m->req.type = PRIVSEP_SETUP;
 	m->log_level = c->log_level;
 	m->foreground = c->foreground;
-	if (!ps_copy(m->ifname, sizeof(m->ifname), c->ifname) ||
-	    !ps_copy(m->socket_path, sizeof(m->socket_path), c->socket_path) ||
-	    !ps_copy(m->pid_file, sizeof(m->pid_file), c->pid_file) ||
-	    !ps_copy(m->config_path, sizeof(m->config_path), c->config_path))
-		goto out;
-	if (c->config_path) {
-		ret = c->quick_len > PRIVSEP_TEXT_MAX ? -EFBIG : privsep_memfd(c->quick_text, c->quick_len);
-		if (ret < 0)
-			goto out;
-		fd = ret;
-		m->req.arg[0] = (uint32_t)c->quick_len;
-	}
-	ret = ps_call(&m->req, sizeof(*m), fd, &rep, NULL);
-out:
-	if (ret < 0 && rep.err[0])
-		snprintf(err, errlen, "%s", rep.err);
-	else if (ret < 0)
-		snprintf(err, errlen, "cannot start the privileged monitor: %s", strerror(-ret));
-	if (fd >= 0)
-		close(fd);
+	if (ps_copy(m->ifname, sizeof(m->ifname), c->ifname) &&
+	    ps_copy(m->socket_path, sizeof(m->socket_path), c->socket_path) &&
+	    ps_copy(m->pid_file, sizeof(m->pid_file), c->pid_file) &&
+	    ps_copy(m->config_path, sizeof(m->config_path), c->config_path))
+		ret = ps_call(&m->req, sizeof(*m), -1, &rep, NULL);
+	if (ret < 0)
+		snprintf(err, errlen, "%s%s", rep.err[0] ? "" : "cannot start the privileged monitor: ",
+			 rep.err[0] ? rep.err : strerror(-ret));
 	free(m);
 	return ret;
 }

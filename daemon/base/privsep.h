@@ -40,10 +40,7 @@ struct privsep_config {
 	const char *ifname;
 	const char *socket_path;	/* the control socket, to be removed at exit */
 	const char *pid_file;		/* NULL: none */
-	const char *config_path;	/* NULL without a file */
-	/* the file's wg-quick keys (hooks, DNS, ...) as text, no key material */
-	const char *quick_text;
-	size_t quick_len;
+	const char *config_path;	/* NULL without a file: root reads it */
 	bool foreground;		/* the monitor logs to stderr, else syslog */
 	int log_level;
 };

@@ -4,9 +4,9 @@
  * (daemon/base/privsep.h; the monitor: daemon/monitor/monitor.h).  Both
  * sides are the same binary, so the layouts are plain structs; each
  * request has one exact length, and the monitor checks length and type
- * once, at the edge, before anything else.  Texts (the file's wg-quick
- * keys, SaveConfig's configuration, a reload's file) travel in a memory
- * file (memfd) passed with SCM_RIGHTS, never in a file on disk.
+ * once, at the edge, before anything else.  Texts (SaveConfig's
+ * configuration, a reload's file) travel in a memory file (memfd) passed
+ * with SCM_RIGHTS, never in a file on disk.
  *
  * Two socket pairs (SOCK_SEQPACKET):
  *   sync   request, answer; the monitor answers at once (no child
@@ -20,8 +20,8 @@
  *
  *   sync
  *     SETUP            first and once, before the daemon serves anything:
- *                      names, paths, the file's wg-quick keys (memfd);
- *                      the monitor writes the pid file
+ *                      names and paths; the monitor reads the file (its
+ *                      hooks and DNS) and writes the pid file
  *     READY            set-up done: the monitor's standard descriptors
  *                      follow the daemon's to /dev/null (arg[0]: detach)
  *     READ_CONFIG      the file again (a reload): its text back (memfd)
@@ -76,8 +76,7 @@ struct privsep_req {
 	uint32_t arg[2];
 };
 
-/* PRIVSEP_SETUP's request: the header (arg[0]: the text's length, in the
- * memfd that comes with it when there is a file), then the fixed facts. */
+/* PRIVSEP_SETUP's request: the header, then the fixed facts. */
 struct privsep_setup {
 	struct privsep_req req;
 	int32_t log_level;

@@ -494,23 +494,3 @@ const char *bringup_path(const struct bringup *b)
 {
 	return b->path;
 }
-
-int bringup_monitor_text(const struct bringup *b, char **text, size_t *len)
-{
-	struct conffile quick = b->cf;	/* the wg-quick keys, borrowed; no key */
-	FILE *f = open_memstream(text, len);
-	int ret;
-
-	if (!f)
-		return -errno;
-	config_device_init(&quick.dev);
-	quick.peers = NULL;
-	ret = conffile_print(f, &quick, CONFFILE_QUICK);
-	if (fclose(f) && !ret)
-		ret = -errno;
-	if (ret < 0) {
-		free(*text);
-		*text = NULL;
-	}
-	return ret;
-}

@@ -20,7 +20,7 @@
  * What needs root after the privilege drop is the privileged monitor's
  * (daemon/base/privsep.h), and so, for one path, from the start: the hooks,
  * resolvconf, SaveConfig's write and a reload's read.  The monitor runs
- * each hook as root from its own copy of the file (which it re-reads on a
+ * each hook as root from the file as root read it (at its start and on a
  * reload), named by kind and index.
  *
  * Hooks run as /bin/sh -c COMMAND with every "%i" replaced by the interface
@@ -56,9 +56,5 @@ void bringup_destroy(struct bringup *b);
 void bringup_serve(struct bringup *b);
 /* The file's absolute path, as loaded. */
 const char *bringup_path(const struct bringup *b);
-/* The file's wg-quick keys (hooks, DNS, addresses, ...) as a file's text,
- * without the device's part: what the privileged monitor is set up with.
- * 0 with *text (free it), or -errno. */
-int bringup_monitor_text(const struct bringup *b, char **text, size_t *len);
 
 #endif

@@ -140,40 +140,58 @@ static int files_slurp(const char *path, char **text, size_t *len)
 }
 
 /*
- * A reload: root reads the file, keeps its wg-quick keys (the hooks and DNS
- * it runs from now on) and hands the text to the daemon in a memfd, *out.
- * A file that does not parse changes nothing (err: "FILE:LINE: problem").
+ * Root reads the file, and keeps its wg-quick keys (the hooks and DNS it
+ * runs from now on): at set-up, and on a reload, when the text (*text,
+ * *len, not NULL) goes on to the daemon.  A file that does not parse changes
+ * nothing (err: "FILE:LINE: problem").
  */
-int monitor_read_config(struct monitor *m, int *out, char *err, size_t errlen)
+int monitor_load(struct monitor *m, char **text, size_t *len, char *err, size_t errlen)
 {
 	struct conffile next;
-	size_t len = 0;
-	char *text = NULL;
+	size_t n = 0;
+	char *t = NULL;
 	int ret;
 
 	conffile_init(&next);
-	ret = files_slurp(m->config_path, &text, &len);
+	ret = files_slurp(m->config_path, &t, &n);
 	if (ret < 0) {
 		snprintf(err, errlen, "%s: %s", m->config_path,
 			 ret == -EFBIG ? "larger than 1 MiB" : strerror(-ret));
 		return ret;
 	}
-	ret = conffile_parse(&next, m->config_path, text, len, CONFFILE_QUICK, err, errlen);
+	ret = conffile_parse(&next, m->config_path, t, n, CONFFILE_QUICK, err, errlen);
 	if (!ret) {
-		ret = privsep_memfd(text, len);
-		if (ret < 0)
-			snprintf(err, errlen, "memfd: %s", strerror(-ret));
+		monitor_keep_quick(&next);
+		conffile_clear(&m->quick);
+		m->quick = next;
 	}
+	if (!ret && text) {
+		*text = t;
+		*len = n;
+		return 0;
+	}
+	crypto_wipe(t, n);
+	free(t);
+	return ret;
+}
+
+/* A reload: the file as root reads it, to the daemon in a memfd (*out). */
+int monitor_read_config(struct monitor *m, int *out, char *err, size_t errlen)
+{
+	size_t len = 0;
+	char *text = NULL;
+	int ret = monitor_load(m, &text, &len, err, errlen);
+
+	if (ret < 0)
+		return ret;
+	ret = privsep_memfd(text, len);
 	crypto_wipe(text, len);
 	free(text);
 	if (ret < 0) {
-		conffile_clear(&next);
+		snprintf(err, errlen, "memfd: %s", strerror(-ret));
 		return ret;
 	}
 	*out = ret;
-	monitor_keep_quick(&next);
-	conffile_clear(&m->quick);
-	m->quick = next;
 	return 0;
 }
 

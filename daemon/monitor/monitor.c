@@ -27,9 +27,8 @@ enum { SYNC, ASYNC };
  * descriptor comes with it. */
 static bool monitor_shape(const struct privsep_req *req, size_t len, int fd)
 {
-	if (req->type == PRIVSEP_SETUP)
-		return len == sizeof(struct privsep_setup);
-	if (len != sizeof(*req) || req->type > PRIVSEP_TYPE_LAST)
+	if (len != (req->type == PRIVSEP_SETUP ? sizeof(struct privsep_setup) : sizeof(*req)) ||
+	    !req->type || req->type > PRIVSEP_TYPE_LAST)
 		return false;
 	return (fd >= 0) == (req->type == PRIVSEP_SAVE_CONFIG);
 }
@@ -43,28 +42,9 @@ static int monitor_answer(struct monitor *m, int ch, const struct privsep_req *r
 	return privsep_send(m->fd[ch], &rep, sizeof(rep), pass);
 }
 
-/* The file's wg-quick keys, as the daemon parsed them (no key material). */
-static int monitor_setup_quick(struct monitor *m, int fd, size_t len, char *err, size_t errlen)
-{
-	char *text = NULL;
-	size_t got = 0;
-	int ret;
-
-	ret = privsep_read_text(fd, PRIVSEP_TEXT_MAX, &text, &got);
-	if (!ret && got != len)
-		ret = -EIO;
-	if (!ret)
-		ret = conffile_parse(&m->quick, m->config_path, text, len, CONFFILE_QUICK, err, errlen);
-	else
-		snprintf(err, errlen, "the file's wg-quick keys: %s", strerror(-ret));
-	monitor_keep_quick(&m->quick);
-	free(text);
-	return ret;
-}
-
-/* SETUP: names and paths, the pid file written, the socket remembered. */
-static int monitor_setup(struct monitor *m, const struct privsep_setup *s, int fd, char *err,
-			 size_t errlen)
+/* SETUP: names and paths, root's file read, the pid file written, the
+ * socket remembered. */
+static int monitor_setup(struct monitor *m, const struct privsep_setup *s, char *err, size_t errlen)
 {
 	struct privsep_setup c = *s;
 	char ident[PRIVSEP_IFNAME_MAX + 9];
@@ -77,11 +57,7 @@ static int monitor_setup(struct monitor *m, const struct privsep_setup *s, int f
 	snprintf(ident, sizeof(ident), "%s monitor", m->ifname);
 	log_clear();
 	log_init(ident, (enum log_level)c.log_level, c.foreground);
-	if ((fd >= 0) != (m->config_path[0] != '\0')) {
-		snprintf(err, errlen, "set-up: a file and its keys go together");
-		return -EPROTO;
-	}
-	if (fd >= 0 && (ret = monitor_setup_quick(m, fd, c.req.arg[0], err, errlen)) < 0)
+	if (m->config_path[0] && (ret = monitor_load(m, NULL, NULL, err, errlen)) < 0)
 		return ret;
 	ret = monitor_remember(&m->socket, c.socket_path, S_IFSOCK);
 	if (ret < 0) {
@@ -186,7 +162,7 @@ static int monitor_request(struct monitor *m, int ch)
 		return -1;
 	}
 	if (u.req.type == PRIVSEP_SETUP) {
-		ret = monitor_setup(m, &u.setup, fd, err, sizeof(err));
+		ret = monitor_setup(m, &u.setup, err, sizeof(err));
 		ret = monitor_answer(m, SYNC, &u.req, ret, err, -1) < 0 ? 0 : ret < 0 ? -1 : 1;
 	} else if (ch == SYNC) {
 		ret = monitor_sync(m, &u.req, fd) < 0 ? 0 : 1;

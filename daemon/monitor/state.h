@@ -28,7 +28,7 @@ struct monitor {
 	char ifname[PRIVSEP_IFNAME_MAX];
 	struct monitor_file socket, pid_file;
 	char config_path[PATH_MAX];	/* "" without a file */
-	/* root's file as last read, wg-quick keys only (dev and peers empty) */
+	/* the file as the monitor last read it, wg-quick keys only (no key) */
 	struct conffile quick;
 	bool saved;			/* SaveConfig is written once */
 	/* hooks: the last kind run, and the next index of that kind */
@@ -46,6 +46,7 @@ struct monitor {
 int monitor_write_pid_file(struct monitor *m, char *err, size_t errlen);
 int monitor_remember(struct monitor_file *f, const char *path, mode_t type);
 int monitor_unlink(struct monitor_file *f, mode_t type);
+int monitor_load(struct monitor *m, char **text, size_t *len, char *err, size_t errlen);
 int monitor_read_config(struct monitor *m, int *out, char *err, size_t errlen);
 int monitor_save_config(struct monitor *m, int fd, size_t len, char *err, size_t errlen);
 int monitor_bind_udp(uint32_t family, uint32_t port, int *out);

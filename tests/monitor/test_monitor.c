@@ -10,7 +10,7 @@
  * keeping root's wg-quick keys; a UDP socket only for a port below 1024 of
  * AF_INET or AF_INET6 (and, as root, port 999 is bound and handed over);
  * the socket and pid files are removed only while they are the ones set
- * up; a message of the wrong length or type, on the wrong channel, before
+ * up; the hooks are root's file's (read at set-up); a message of the wrong length or type, on the wrong channel, before
  * set-up or a second set-up, stops the monitor; without its channels it
  * refuses to run.
  *
@@ -139,22 +139,20 @@ static const char *read_marks(void)
 	return buf;
 }
 
-/* Sends SETUP with quick (the file's wg-quick keys) for the file at conf. */
+/* Sends SETUP for the file at conf, whose text is quick (written first). */
 static void send_setup(struct mon *m, const char *quick, const char *pid_file)
 {
 	struct privsep_setup s = { .req = { .type = PRIVSEP_SETUP, .seq = ++m->seq } };
-	int fd = privsep_memfd(quick, strlen(quick));
 
-	s.req.arg[0] = (uint32_t)strlen(quick);
+	write_file(conf, quick);
 	s.log_level = 1;
 	s.foreground = 1;
 	snprintf(s.ifname, sizeof(s.ifname), "tst");
 	snprintf(s.socket_path, sizeof(s.socket_path), "%s", sock);
 	snprintf(s.pid_file, sizeof(s.pid_file), "%s", pid_file ? pid_file : "");
 	snprintf(s.config_path, sizeof(s.config_path), "%s", conf);
-	if (fd < 0 || privsep_send(m->fd[0], &s, sizeof(s), fd) < 0)
+	if (privsep_send(m->fd[0], &s, sizeof(s), -1) < 0)
 		abort();
-	close(fd);
 }
 
 /* SETUP and its answer's status. */
@@ -250,7 +248,6 @@ static void test_save_config(void)
 	size_t len;
 	int s = make_socket(), fd;
 
-	write_file(conf, "[Interface]\nSaveConfig = true\nPostUp = echo root's\n");
 	mon_start(&m);
 	CHECK(mon_setup(&m, "[Interface]\nSaveConfig = true\nPostUp = echo root's\n", NULL) == 0);
 	for (size_t i = 0; i < sizeof(smuggled) / sizeof(smuggled[0]); i++) {
@@ -281,7 +278,6 @@ static void test_save_config(void)
 	CHECK(mon_stop(&m) == 0);
 
 	/* a file that does not say SaveConfig = true is never written */
-	write_file(conf, "[Interface]\n");
 	mon_start(&m);
 	CHECK(mon_setup(&m, "[Interface]\n", NULL) == 0);
 	fd = privsep_memfd(good, strlen(good));
