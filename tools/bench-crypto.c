@@ -571,121 +571,163 @@ static void usage(void)
 	exit(2);
 }
 
-int main(int argc, char **argv)
-{
-	size_t sizes[N_SIZES], idx[N_SIZES], n = 0, given, i;
-	int reps = 31, a, compare_only = 0, status = 0;
-	struct series s[] = {
-		{ "chacha20", "chacha20_xor", "encryption", 256, op_chacha20, CORE_GENERIC,
-		  { { 0, 0 } } },
-		{ "poly1305", "poly1305, default core", "", 256, op_poly1305, CORE_DISPATCHED,
-		  { { 0, 0 } } },
-		{ "poly1305", "poly1305_32, 26-bit limbs", "", 256, op_poly1305_32, CORE_NONE,
-		  { { 0, 0 } } },
-#ifdef POLY1305_HAVE_64
-		{ "poly1305", "poly1305_64, 44-bit limbs", "", 256, op_poly1305_64, CORE_NONE,
-		  { { 0, 0 } } },
-#endif
-		{ "rfc7539(chacha20,poly1305)", "chacha20poly1305_encrypt", "encryption", 256,
-		  op_aead_encrypt, CORE_GENERIC, { { 0, 0 } } },
-		{ "rfc7539(chacha20,poly1305)", "chacha20poly1305_decrypt", "decryption", 256,
-		  op_aead_decrypt, CORE_GENERIC, { { 0, 0 } } },
-		{ "rfc7539(chacha20,poly1305)", "libsodium crypto_aead_chacha20poly1305_ietf_encrypt",
-		  "encryption", 256, op_sodium_encrypt, CORE_NONE, { { 0, 0 } } },
-		{ "blake2s-256", "blake2s", "", 0, op_blake2s, CORE_NONE, { { 0, 0 } } },
-#if defined(WGD_ASM_X86_64)
-		{ "chacha20", "chacha20_xor", "encryption", 256, op_chacha20, CORE_DISPATCHED,
-		  { { 0, 0 } } },
-		{ "poly1305", "poly1305_avx2, 4 x 26-bit limbs", "", 256, op_poly1305_avx2,
-		  CORE_NONE, { { 0, 0 } } },
-		{ "poly1305", "poly1305_avx512, 8 x 44-bit limbs (IFMA)", "", 256, op_poly1305_avx512,
-		  CORE_NONE, { { 0, 0 } } },
-		{ "rfc7539(chacha20,poly1305)", "chacha20poly1305_encrypt", "encryption", 256,
-		  op_aead_encrypt, CORE_DISPATCHED, { { 0, 0 } } },
-		{ "rfc7539(chacha20,poly1305)", "chacha20poly1305_decrypt", "decryption", 256,
-		  op_aead_decrypt, CORE_DISPATCHED, { { 0, 0 } } },
-#endif
-	};
-	const size_t n_series = sizeof(s) / sizeof(s[0]);
-	struct series *ours[2] = { NULL, NULL }, *theirs = NULL;
+/* what to run: the sizes (indices into sealed[]) and the repetitions */
+struct plan {
+	size_t sizes[N_SIZES], idx[N_SIZES];
+	size_t n;
+	size_t given;		/* sizes given with -s; 0: the defaults */
+	int reps;
+	int compare_only;	/* -c */
+};
 
+static void parse_args(int argc, char **argv, struct plan *p)
+{
+	int a;
+
+	p->n = 0;
+	p->reps = 31;
+	p->compare_only = 0;
 	for (a = 1; a < argc; a++) {
 		if (strcmp(argv[a], "-c") == 0) {
-			compare_only = 1;
+			p->compare_only = 1;
 		} else if (strcmp(argv[a], "-r") == 0 && a + 1 < argc) {
-			reps = atoi(argv[++a]);
-			if (reps < 1 || reps > MAX_REPS)
+			p->reps = atoi(argv[++a]);
+			if (p->reps < 1 || p->reps > MAX_REPS)
 				usage();
-		} else if (strcmp(argv[a], "-s") == 0 && a + 1 < argc && n < N_SIZES) {
+		} else if (strcmp(argv[a], "-s") == 0 && a + 1 < argc && p->n < N_SIZES) {
 			long v = atol(argv[++a]);
 
 			if (v < 0 || v > MAX_SIZE)
 				usage();
-			idx[n] = n;
-			sizes[n++] = (size_t)v;
+			p->idx[p->n] = p->n;
+			p->sizes[p->n++] = (size_t)v;
 		} else {
 			usage();
 		}
 	}
-	given = n;
-	if (n == 0)
-		for (n = 0; n < N_SIZES; n++) {
-			sizes[n] = bench_sizes[n];
-			idx[n] = n;
+	p->given = p->n;
+	if (p->n == 0)
+		for (p->n = 0; p->n < N_SIZES; p->n++) {
+			p->sizes[p->n] = bench_sizes[p->n];
+			p->idx[p->n] = p->n;
 		}
+}
+
+/* sealed[i] holds src sealed at sizes[i], for the decryption benchmarks */
+static void seal_inputs(const size_t *sizes, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		chacha20poly1305_encrypt(sealed[i], src, sizes[i], ad, sizeof(ad), 7, key);
+}
+
+static struct series series[] = {
+	{ "chacha20", "chacha20_xor", "encryption", 256, op_chacha20, CORE_GENERIC,
+	  { { 0, 0 } } },
+	{ "poly1305", "poly1305, default core", "", 256, op_poly1305, CORE_DISPATCHED,
+	  { { 0, 0 } } },
+	{ "poly1305", "poly1305_32, 26-bit limbs", "", 256, op_poly1305_32, CORE_NONE,
+	  { { 0, 0 } } },
+#ifdef POLY1305_HAVE_64
+	{ "poly1305", "poly1305_64, 44-bit limbs", "", 256, op_poly1305_64, CORE_NONE,
+	  { { 0, 0 } } },
+#endif
+	{ "rfc7539(chacha20,poly1305)", "chacha20poly1305_encrypt", "encryption", 256,
+	  op_aead_encrypt, CORE_GENERIC, { { 0, 0 } } },
+	{ "rfc7539(chacha20,poly1305)", "chacha20poly1305_decrypt", "decryption", 256,
+	  op_aead_decrypt, CORE_GENERIC, { { 0, 0 } } },
+	{ "rfc7539(chacha20,poly1305)", "libsodium crypto_aead_chacha20poly1305_ietf_encrypt",
+	  "encryption", 256, op_sodium_encrypt, CORE_NONE, { { 0, 0 } } },
+	{ "blake2s-256", "blake2s", "", 0, op_blake2s, CORE_NONE, { { 0, 0 } } },
+#if defined(WGD_ASM_X86_64)
+	{ "chacha20", "chacha20_xor", "encryption", 256, op_chacha20, CORE_DISPATCHED,
+	  { { 0, 0 } } },
+	{ "poly1305", "poly1305_avx2, 4 x 26-bit limbs", "", 256, op_poly1305_avx2,
+	  CORE_NONE, { { 0, 0 } } },
+	{ "poly1305", "poly1305_avx512, 8 x 44-bit limbs (IFMA)", "", 256, op_poly1305_avx512,
+	  CORE_NONE, { { 0, 0 } } },
+	{ "rfc7539(chacha20,poly1305)", "chacha20poly1305_encrypt", "encryption", 256,
+	  op_aead_encrypt, CORE_DISPATCHED, { { 0, 0 } } },
+	{ "rfc7539(chacha20,poly1305)", "chacha20poly1305_decrypt", "decryption", 256,
+	  op_aead_decrypt, CORE_DISPATCHED, { { 0, 0 } } },
+#endif
+};
+
+/* Whether this CPU lacks the instructions the series needs (says so if it does). */
+static int series_unsupported(const struct series *s)
+{
+#if defined(WGD_ASM_X86_64)
+	if (s->fn == op_poly1305_avx2 && crypto_x86_cpu_level() < CRYPTO_X86_AVX2) {
+		printf("\n%s: this CPU has no AVX2; skipped\n", s->driver);
+		return 1;
+	}
+	if (s->fn == op_poly1305_avx512 && crypto_x86_cpu_level() < CRYPTO_X86_AVX512) {
+		printf("\n%s: this CPU has no AVX-512 (F, VL, BW, IFMA); skipped\n", s->driver);
+		return 1;
+	}
+#else
+	(void)s;
+#endif
+	return 0;
+}
+
+/* Every series in the kernel's layout, then our AEAD against libsodium's. */
+static void run_tables(const struct plan *p)
+{
+	struct series *ours[2] = { NULL, NULL }, *theirs = NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(series) / sizeof(series[0]); i++) {
+		if (series_unsupported(&series[i]))
+			continue;
+		run_series(&series[i], p->sizes, p->idx, p->n, p->reps);
+		if (series[i].fn == op_aead_encrypt)
+			ours[series[i].core] = &series[i];
+		if (series[i].fn == op_sodium_encrypt)
+			theirs = &series[i];
+	}
+	print_ratios(ours[CORE_GENERIC], CORE_GENERIC, theirs, p->sizes, p->idx, p->n, p->reps);
+	if (ours[CORE_DISPATCHED] != NULL)
+		print_ratios(ours[CORE_DISPATCHED], CORE_DISPATCHED, theirs, p->sizes, p->idx, p->n,
+			     p->reps);
+}
+
+/* Against OpenSSL: the -s sizes, or the packet sizes of issue 9. */
+static int run_openssl(struct plan *p)
+{
+	if (p->given == 0) {
+		for (p->n = 0; p->n < sizeof(openssl_sizes) / sizeof(openssl_sizes[0]); p->n++)
+			p->sizes[p->n] = openssl_sizes[p->n];
+	}
+	seal_inputs(p->sizes, p->n);
+#if defined(BENCH_HAVE_OPENSSL)
+	return ossl_compare(p->sizes, p->n, p->reps) ? 0 : 1;
+#else
+	printf("\nOpenSSL comparison skipped: built without libcrypto (OpenSSL 3, libssl-dev)\n");
+	return 0;
+#endif
+}
+
+int main(int argc, char **argv)
+{
+	struct plan p;
+
+	parse_args(argc, argv, &p);
 	if (sodium_init() < 0)
 		return 1;
 	randombytes_buf(key, sizeof(key));
 	randombytes_buf(nonce, sizeof(nonce));
 	randombytes_buf(ad, sizeof(ad));
 	randombytes_buf(src, sizeof(src));
-	for (i = 0; i < n; i++)
-		chacha20poly1305_encrypt(sealed[i], src, sizes[i], ad, sizeof(ad), 7, key);
+	seal_inputs(p.sizes, p.n);
 
 	print_cpu();
 	printf("compiler: %s; build: %s; cycles: %s; median of %d batches of >= %.2f ms\n",
 	       __VERSION__, BENCH_BUILD,
-	       BENCH_HAVE_CYCLES ? "rdtsc (TSC reference cycles)" : "n/a", reps,
+	       BENCH_HAVE_CYCLES ? "rdtsc (TSC reference cycles)" : "n/a", p.reps,
 	       MIN_BATCH_NS / 1e6);
-	if (!compare_only) {
-		for (i = 0; i < n_series; i++) {
-#if defined(WGD_ASM_X86_64)
-			if (s[i].fn == op_poly1305_avx2 && crypto_x86_cpu_level() < CRYPTO_X86_AVX2) {
-				printf("\n%s: this CPU has no AVX2; skipped\n", s[i].driver);
-				continue;
-			}
-			if (s[i].fn == op_poly1305_avx512 &&
-			    crypto_x86_cpu_level() < CRYPTO_X86_AVX512) {
-				printf("\n%s: this CPU has no AVX-512 (F, VL, BW, IFMA); skipped\n",
-				       s[i].driver);
-				continue;
-			}
-#endif
-			run_series(&s[i], sizes, idx, n, reps);
-			if (s[i].fn == op_aead_encrypt)
-				ours[s[i].core] = &s[i];
-			if (s[i].fn == op_sodium_encrypt)
-				theirs = &s[i];
-		}
-		print_ratios(ours[CORE_GENERIC], CORE_GENERIC, theirs, sizes, idx, n, reps);
-		if (ours[CORE_DISPATCHED] != NULL)
-			print_ratios(ours[CORE_DISPATCHED], CORE_DISPATCHED, theirs, sizes, idx, n,
-				     reps);
-	}
-
-	/* against OpenSSL: the -s sizes, or the packet sizes of issue 9 */
-	if (given == 0) {
-		for (n = 0; n < sizeof(openssl_sizes) / sizeof(openssl_sizes[0]); n++)
-			sizes[n] = openssl_sizes[n];
-	}
-	for (i = 0; i < n; i++)
-		chacha20poly1305_encrypt(sealed[i], src, sizes[i], ad, sizeof(ad), 7, key);
-#if defined(BENCH_HAVE_OPENSSL)
-	if (!ossl_compare(sizes, n, reps))
-		status = 1;
-#else
-	(void)sizes;
-	printf("\nOpenSSL comparison skipped: built without libcrypto (OpenSSL 3, libssl-dev)\n");
-#endif
-	return status;
+	if (!p.compare_only)
+		run_tables(&p);
+	return run_openssl(&p);
 }

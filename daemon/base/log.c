@@ -4,8 +4,11 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <syslog.h>
+#include <unistd.h>
 
 #include "daemon/base/clock.h"
 
@@ -15,6 +18,7 @@
 static struct {
 	enum log_level level;
 	bool to_stderr;
+	bool journal;		/* stderr is systemd's journal: "<N>" priority prefixes */
 	char ident[32];
 	/* token bucket of log_packet(), in tokens x 1e9 (nanosecond credit) */
 	uint64_t credit;
@@ -33,11 +37,28 @@ int log_parse_level(const char *name)
 	return -1;
 }
 
+/*
+ * Whether stderr is a stream to systemd's journal: systemd then names it in
+ * JOURNAL_STREAM as "DEVICE:INODE" (systemd.exec(5)); a stderr that was
+ * redirected since (a child's, a shell's) has another identity.
+ */
+static bool log_stderr_is_journal(void)
+{
+	const char *env = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	if (!env || sscanf(env, "%llu:%llu", &dev, &ino) != 2 || fstat(STDERR_FILENO, &st) < 0)
+		return false;
+	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
+
 void log_init(const char *ident, enum log_level level, bool to_stderr)
 {
 	snprintf(logger.ident, sizeof(logger.ident), "wgd(%s)", ident);
 	logger.level = level;
 	logger.to_stderr = to_stderr;
+	logger.journal = to_stderr && log_stderr_is_journal();
 	logger.credit = (uint64_t)LOG_PACKET_BURST * 1000000000ull;
 	if (!to_stderr)
 		openlog(logger.ident, LOG_PID | LOG_NDELAY, LOG_DAEMON);
@@ -66,7 +87,12 @@ static __attribute__((format(printf, 3, 0))) void log_vmsg(enum log_level level,
 
 	if (err && n >= 0 && (size_t)n < sizeof(line))
 		snprintf(line + n, sizeof(line) - (size_t)n, ": %s", strerror(err));
-	if (logger.to_stderr)
+	/* To the journal, the priority as sd-daemon(3)'s "<N>" prefix: the
+	 * journal stores it as the line's PRIORITY (journalctl -p) and already
+	 * names the program and the unit. */
+	if (logger.journal)
+		fprintf(stderr, "<%d>%s\n", prio[level], line);
+	else if (logger.to_stderr)
 		fprintf(stderr, "%s: %s: %s\n", logger.ident, names[level], line);
 	else
 		syslog(prio[level], "%s", line);

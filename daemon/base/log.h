@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Logging: four levels, stderr in the foreground and syslog otherwise.
+ * Logging: four levels, stderr in the foreground and syslog otherwise; on a
+ * stderr that is systemd's journal, each line carries its syslog priority.
  *
  * Messages caused by packets from the network go through log_packet(), which
  * a token bucket limits so that a flood of bad datagrams cannot flood the

@@ -43,13 +43,6 @@ struct bringup {
 	bool stopping;
 };
 
-static const char *const bringup_hook_names[CONFFILE_NHOOKS] = {
-	[CONFFILE_PRE_UP] = "PreUp",
-	[CONFFILE_POST_UP] = "PostUp",
-	[CONFFILE_PRE_DOWN] = "PreDown",
-	[CONFFILE_POST_DOWN] = "PostDown",
-};
-
 /* ---- hooks and resolvconf: the privileged monitor's jobs ---- */
 
 /*
@@ -63,7 +56,7 @@ static const char *const bringup_hook_names[CONFFILE_NHOOKS] = {
 static int bringup_hooks(struct bringup *b, const struct conffile *cf, enum conffile_hook which,
 			 char *err, size_t errlen)
 {
-	const char *name = bringup_hook_names[which];
+	const char *name = conffile_hook_key(which);
 	bool stopped = false;
 	int st, ret = 0;
 

@@ -601,23 +601,19 @@ static int netcfg_src_valid(struct netcfg *nc, bool on, char *err, size_t errlen
 }
 
 /*
- * What w asks for, sorted and without duplicates, into want (zeroed, with
- * room for every address and route and the six objects of a full tunnel).
+ * The addresses, then the routes of w (nr of them: the peers' allowed IPs),
+ * into want; only the fields that are not 0 are set.  A /0 route of the
+ * auto table is not listed but marks its family in full; families the host
+ * does not run are skipped (and said once).  Returns the number listed.
  */
-static int netcfg_wanted(struct netcfg *nc, const struct netcfg_want *w, size_t nr,
-			 struct netcfg_obj *want, size_t *want_len, bool full[2], uint32_t *table,
-			 char *err, size_t errlen)
+static size_t netcfg_want_listed(struct netcfg *nc, const struct netcfg_want *w, size_t nr,
+				 bool ipv6, struct netcfg_obj *want, bool full[2])
 {
-	bool ipv6 = netcfg_ipv6_enabled(nc), skipped = false;
-	size_t i, n = 0, m, na = w->addrs_len;
+	bool skipped = false;
+	size_t i, n = 0, na = w->addrs_len;
 	const struct config_peer *p = w->peers;
 	const struct config_allowedip *r = NULL, *end = NULL;
-	int ret, f, k;
 
-	if (w->table == CONFFILE_TABLE_OFF)
-		nr = 0;
-
-	/* The addresses, then the routes; only the fields that are not 0 are set. */
 	for (i = 0; i < na + nr; i++) {
 		struct netcfg_obj *o = &want[n];
 		const uint8_t *addr;
@@ -652,6 +648,50 @@ static int netcfg_wanted(struct netcfg *nc, const struct netcfg_want *w, size_t 
 		log_error("IPv6 is disabled on %s: its addresses, routes and rules are skipped", nc->ifname);
 		nc->warned_ipv6 = true;
 	}
+	return n;
+}
+
+/*
+ * Per family with a /0: the default route into table and the two rules
+ * (k is the enum netcfg_rule of a rule), appended to want[0..n).  A new
+ * rule goes before the others, so the suppress rule, added second, is
+ * consulted first (main's routes win, but its default).  It belongs to its
+ * table: with another table both are added again, in order.
+ */
+static size_t netcfg_want_full(struct netcfg_obj *want, size_t n, const bool full[2],
+			       uint32_t table)
+{
+	int f, k;
+
+	for (f = 0; f < 2; f++) {
+		for (k = 0; full[f] && k < 3; k++) {
+			struct netcfg_obj *o = &want[n++];
+
+			o->kind = k ? NETCFG_RULE : NETCFG_ROUTE;
+			o->family = f ? AF_INET6 : AF_INET;
+			o->rule = (uint8_t)k;
+			o->table = k == NETCFG_RULE_SUPPRESS ? RT_TABLE_MAIN : table;
+			o->tunnel = k ? table : 0;
+		}
+	}
+	return n;
+}
+
+/*
+ * What w asks for, sorted and without duplicates, into want (zeroed, with
+ * room for every address and route and the six objects of a full tunnel).
+ */
+static int netcfg_wanted(struct netcfg *nc, const struct netcfg_want *w, size_t nr,
+			 struct netcfg_obj *want, size_t *want_len, bool full[2], uint32_t *table,
+			 char *err, size_t errlen)
+{
+	bool ipv6 = netcfg_ipv6_enabled(nc);
+	size_t i, n, m;
+	int ret;
+
+	if (w->table == CONFFILE_TABLE_OFF)
+		nr = 0;
+	n = netcfg_want_listed(nc, w, nr, ipv6, want, full);
 	*table = 0;
 	if (!full[0] && !full[1]) {
 		nc->auto_table = 0;
@@ -660,24 +700,7 @@ static int netcfg_wanted(struct netcfg *nc, const struct netcfg_want *w, size_t 
 		if (ret < 0)
 			return ret;
 	}
-	/*
-	 * Per family with a /0: the default route into T and the two rules
-	 * (k is the enum netcfg_rule of a rule).  A new rule goes before the
-	 * others, so the suppress rule, added second, is consulted first
-	 * (main's routes win, but its default).  It belongs to its T: with
-	 * another T both are added again, in order.
-	 */
-	for (f = 0; f < 2; f++) {
-		for (k = 0; full[f] && k < 3; k++) {
-			struct netcfg_obj *o = &want[n++];
-
-			o->kind = k ? NETCFG_RULE : NETCFG_ROUTE;
-			o->family = f ? AF_INET6 : AF_INET;
-			o->rule = (uint8_t)k;
-			o->table = k == NETCFG_RULE_SUPPRESS ? RT_TABLE_MAIN : *table;
-			o->tunnel = k ? *table : 0;
-		}
-	}
+	n = netcfg_want_full(want, n, full, *table);
 	qsort(want, n, sizeof(*want), netcfg_cmp);
 	for (i = m = 0; i < n; i++)
 		if (!m || netcfg_cmp(&want[m - 1], &want[i]))

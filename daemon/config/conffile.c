@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Configuration files in wg's and wg-quick's format (daemon/config/conffile.h).
+ * Configuration files in wg's and wg-quick's format (daemon/config/conffile.h),
+ * parsed; conffile_print.c prints them.
  *
  * One line at a time: the comment ('#' to the end) and the surrounding
  * whitespace go, then a line is a section header or "Key = value".  The
@@ -17,7 +18,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <netdb.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -204,6 +204,15 @@ static const uint16_t conf_text_offsets[] = { CONF_TEXTS(CONF_TEXT_OFFSET) };
 static const char *text(unsigned int t)
 {
 	return (const char *)&conf_texts + conf_text_offsets[t];
+}
+
+/* The hooks' keys are listed in enum conffile_hook's order. */
+_Static_assert(K_POST_UP - K_PRE_UP == CONFFILE_POST_UP && K_PRE_DOWN - K_PRE_UP == CONFFILE_PRE_DOWN &&
+	       K_POST_DOWN - K_PRE_UP == CONFFILE_POST_DOWN, "hook keys out of order");
+
+const char *conffile_hook_key(enum conffile_hook h)
+{
+	return text(K_PRE_UP + (unsigned int)h);
 }
 
 /* What a valid value of each key is; hooks take any value. */
@@ -690,122 +699,4 @@ out:
 	if (fd >= 0)
 		close(fd);
 	return ret;
-}
-
-/* ---- printing ---- */
-
-/* "Name = <base64>\n"; the stack copy of a secret key's base64 is wiped. */
-static void print_key(FILE *f, const char *name, const uint8_t key[CONFIG_KEY_LEN])
-{
-	char b64[45];
-
-	conffile_key_to_base64(b64, key);
-	fprintf(f, "%s = %s\n", name, b64);
-	crypto_wipe(b64, sizeof(b64));
-}
-
-/* As wg showconf: getnameinfo()'s numeric form (an IPv6 scope as the
- * interface's name), IPv6 in brackets.  A host name the file gave, as
- * written, when the model has no address for it. */
-static void print_endpoint(FILE *f, const struct config_peer *peer,
-			   const struct conffile_peer *cp)
-{
-	char buf[NI_MAXHOST];
-	const char *host = buf;
-	int family = peer->endpoint.addr.sa_family;
-	unsigned int port;
-	bool v6;
-
-	if ((peer->flags & CONFIG_PEER_HAS_ENDPOINT) && (family == AF_INET || family == AF_INET6)) {
-		if (getnameinfo(&peer->endpoint.addr, family == AF_INET6 ?
-				sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in),
-				buf, sizeof(buf), NULL, 0, NI_DGRAM | NI_NUMERICHOST) != 0)
-			return;
-		/* sin_port and sin6_port are at the same offset. */
-		port = ntohs(peer->endpoint.in.sin_port);
-	} else if (cp && cp->endpoint_host) {
-		host = cp->endpoint_host;
-		port = cp->endpoint_port;
-	} else {
-		return;
-	}
-	v6 = strchr(host, ':');
-	fprintf(f, "Endpoint = %s%s%s:%u\n", v6 ? "[" : "", host, v6 ? "]" : "", port);
-}
-
-static void print_peer(FILE *f, const struct config_peer *peer, const struct conffile_peer *cp)
-{
-	char ip[INET6_ADDRSTRLEN];
-
-	fprintf(f, "\n[Peer]\n");	/* a blank line before each section */
-	print_key(f, "PublicKey", peer->public_key);
-	/* A get gives zeros for "no preshared key", as wg(8) reads it. */
-	if (!crypto_is_zero(peer->preshared_key, CONFIG_KEY_LEN))
-		print_key(f, "PresharedKey", peer->preshared_key);
-	for (size_t i = 0; i < peer->allowedips_len; i++) {
-		const struct config_allowedip *a = &peer->allowedips[i];
-
-		if (inet_ntop(a->family, a->addr, ip, sizeof(ip)))
-			fprintf(f, "%s%s/%u", i ? ", " : "AllowedIPs = ", ip, a->cidr);
-	}
-	if (peer->allowedips_len)
-		fputc('\n', f);
-	print_endpoint(f, peer, cp);
-	if (peer->persistent_keepalive)
-		fprintf(f, "PersistentKeepalive = %u\n", peer->persistent_keepalive);
-}
-
-/* "Key = value" for each of the n strings of v. */
-static void print_strv(FILE *f, enum conf_text k, char *const *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s = %s\n", text(k), v[i]);
-}
-
-/* wg-quick's own keys, in the order its save_config writes them. */
-static void print_quick(FILE *f, const struct conffile *cf)
-{
-	char ip[INET6_ADDRSTRLEN];
-
-	for (size_t i = 0; i < cf->addrs_len; i++)
-		if (inet_ntop(cf->addrs[i].family, cf->addrs[i].addr, ip, sizeof(ip)))
-			fprintf(f, "Address = %s/%u\n", ip, cf->addrs[i].prefixlen);
-	print_strv(f, K_DNS, cf->dns, cf->dns_len);
-	if (cf->mtu)
-		fprintf(f, "MTU = %u\n", cf->mtu);
-	if (cf->table == CONFFILE_TABLE_OFF)
-		fprintf(f, "Table = off\n");
-	else if (cf->table == CONFFILE_TABLE_ID)
-		fprintf(f, "Table = %" PRIu32 "\n", cf->table_id);
-	if (cf->save_config)
-		fprintf(f, "SaveConfig = true\n");
-	for (int h = 0; h < CONFFILE_NHOOKS; h++)
-		print_strv(f, K_PRE_UP + h, cf->hooks[h], cf->hooks_len[h]);
-}
-
-int conffile_print(FILE *f, const struct conffile *cf, enum conffile_format fmt)
-{
-	const struct config_device *dev = &cf->dev;
-
-	fprintf(f, "[Interface]\n");
-	if (fmt == CONFFILE_QUICK)
-		print_quick(f, cf);
-	if (dev->listen_port)
-		fprintf(f, "ListenPort = %u\n", dev->listen_port);
-	if (dev->fwmark)
-		fprintf(f, "FwMark = 0x%" PRIx32 "\n", dev->fwmark);
-	if ((dev->flags & CONFIG_DEVICE_HAS_PRIVATE_KEY) &&
-	    !crypto_is_zero(dev->private_key, CONFIG_KEY_LEN))
-		print_key(f, "PrivateKey", dev->private_key);
-	/* Each [Peer] starts with a blank line (print_peer); wg showconf ends
-	 * with one without peers too.  wg-quick writes that text through
-	 * $(...) and echo, which leaves one '\n' at the end: no blank line
-	 * without peers. */
-	if (fmt == CONFFILE_WG && !dev->peers_len)
-		fputc('\n', f);
-	for (size_t i = 0; i < dev->peers_len; i++)
-		print_peer(f, &dev->peers[i], cf->peers ? &cf->peers[i] : NULL);
-	if (fflush(f) == EOF || ferror(f))
-		return -(errno ? errno : EIO);
-	return 0;
 }

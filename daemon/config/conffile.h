@@ -118,6 +118,9 @@ int conffile_load(struct conffile *cf, const char *path, enum conffile_format fm
  */
 int conffile_print(FILE *f, const struct conffile *cf, enum conffile_format fmt);
 
+/* The key of a hook as the files spell it: "PreUp", "PostUp", "PreDown", "PostDown". */
+const char *conffile_hook_key(enum conffile_hook h);
+
 /* The file Table names are looked up in (iproute2's); tests point it at
  * their own. */
 extern const char *conffile_rt_tables;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Noise_IKpsk2_25519_ChaChaPoly_BLAKE2s as WireGuard uses it (WP §5.4),
- * the keypair slots (WP §5.4.5, §5.4.6; doc/protocol.md §7) and transport data (WP §5.4.6).
+ * The handshake: Noise_IKpsk2_25519_ChaChaPoly_BLAKE2s as WireGuard uses it
+ * (WP §5.4.1-§5.4.4), from the device's identity to the final chaining key
+ * that begins a session (noise_keypair.c: the index table and the keypair
+ * slots; noise_data.c: the transport data messages).
  * Step names follow the whitepaper; the Noise tokens mark each step.
  */
 #include <stddef.h>
@@ -13,7 +15,7 @@
 #include "crypto/chacha20poly1305.h"
 #include "crypto/util.h"
 #include "crypto/x25519.h"
-#include "daemon/core/noise.h"
+#include "daemon/core/noise_keypair.h"
 
 /* Every key, hash and chaining key here is 32 bytes (messages.h): crypto_copy32(). */
 _Static_assert(NOISE_PUBLIC_KEY_LEN == 32 && NOISE_SYMMETRIC_KEY_LEN == 32 && NOISE_HASH_LEN == 32,
@@ -34,9 +36,7 @@ static const uint8_t NOISE_HASH0[NOISE_HASH_LEN] = {
 	0x2d, 0x9c, 0x6c, 0x66, 0x22, 0x93, 0xe8, 0xb7, 0x0e, 0xe1, 0x9c, 0x65, 0xba, 0x07, 0x9e, 0xf3,
 };
 
-#define NOISE_MAX_INDEX_TRIES 64
 #define NOISE_INITIATION_SPACING (WG_NSEC_PER_SEC / INITIATIONS_PER_SECOND)
-
 
 /*
  * The texts of enum noise_result, one after another in one array, found by
@@ -153,107 +153,6 @@ static bool decrypt_and_hash(uint8_t *dst, const uint8_t *src, size_t src_len,
 	return true;
 }
 
-/* ---- the index table ---- */
-
-static struct noise_index **index_bucket(struct noise_local *l, uint32_t id)
-{
-	/* ids are ours and random: their low bits spread evenly */
-	return &l->buckets[id & (l->nbuckets - 1)];
-}
-
-static struct noise_index *index_find(struct noise_local *l, uint32_t id)
-{
-	struct noise_index *e;
-
-	for (e = *index_bucket(l, id); e; e = e->next)
-		if (e->id == id)
-			return e;
-	return NULL;
-}
-
-static void index_remove(struct noise_local *l, struct noise_index *e)
-{
-	struct noise_index **p;
-
-	if (!e->live)
-		return;
-	for (p = index_bucket(l, e->id); *p; p = &(*p)->next) {
-		if (*p == e) {
-			*p = e->next;
-			break;
-		}
-	}
-	e->next = NULL;
-	e->live = false;
-}
-
-/* Give e a fresh random id, unique among the live entries of l. */
-static enum noise_result index_insert_random(struct noise_local *l, struct noise_index *e,
-					     struct noise_remote *r, enum noise_index_kind kind)
-{
-	struct noise_index **bucket;
-	uint32_t id;
-	int tries;
-
-	index_remove(l, e);
-	for (tries = 0; tries < NOISE_MAX_INDEX_TRIES; tries++) {
-		if (!core_random_fill(&l->random, &id, sizeof(id)))
-			return NOISE_ERR_RANDOM;
-		if (index_find(l, id))
-			continue;
-		bucket = index_bucket(l, id);
-		e->id = id;
-		e->remote = r;
-		e->kind = (uint8_t)kind;
-		e->next = *bucket;
-		e->live = true;
-		*bucket = e;
-		return NOISE_OK;
-	}
-	return NOISE_ERR_INDEX;
-}
-
-/* new takes over old's id (a keypair inherits its handshake's index). */
-static void index_replace(struct noise_local *l, struct noise_index *old, struct noise_index *new,
-			  enum noise_index_kind kind)
-{
-	struct noise_index **bucket = index_bucket(l, old->id);
-
-	index_remove(l, old);
-	new->id = old->id;
-	new->remote = old->remote;
-	new->kind = (uint8_t)kind;
-	new->next = *bucket;
-	new->live = true;
-	*bucket = new;
-}
-
-bool noise_local_reserve(struct noise_local *l, size_t remotes)
-{
-	struct noise_index **fresh, *e, *next;
-	size_t n = l->nbuckets, i;
-
-	while (n / 2 < remotes && n < NOISE_INDEX_BUCKETS_MAX)
-		n *= 2;
-	if (n == l->nbuckets)
-		return true;
-	fresh = calloc(n, sizeof(*fresh));
-	if (!fresh)
-		return false;
-	for (i = 0; i < l->nbuckets; i++) {
-		for (e = l->buckets[i]; e; e = next) {
-			next = e->next;
-			e->next = fresh[e->id & (n - 1)];
-			fresh[e->id & (n - 1)] = e;
-		}
-	}
-	if (l->buckets != l->fixed_buckets)
-		free(l->buckets);
-	l->buckets = fresh;
-	l->nbuckets = n;
-	return true;
-}
-
 /* ---- the device identity ---- */
 
 void noise_local_init(struct noise_local *l, noise_lookup_fn lookup, void *ctx)
@@ -326,38 +225,7 @@ static bool generate_ephemeral(struct noise_local *l, uint8_t priv[NOISE_PUBLIC_
 	return x25519_public(pub, priv);
 }
 
-/* ---- handshake and keypair lifetimes ---- */
-
-static void handshake_clear(struct noise_remote *r)
-{
-	struct noise_handshake *hs = &r->handshake;
-
-	index_remove(r->local, &hs->index);
-	crypto_wipe(hs, sizeof(*hs));
-	hs->state = NOISE_HANDSHAKE_ZEROED;
-}
-
-static void keypair_free(struct noise_remote *r, struct noise_keypair *kp)
-{
-	if (!kp)
-		return;
-	index_remove(r->local, &kp->index);
-	crypto_wipe(kp, sizeof(*kp));
-}
-
-/* The storage not referenced by any slot (at least one is, see callers). */
-static struct noise_keypair *keypair_unused(struct noise_remote *r)
-{
-	struct noise_keypair *kp;
-	int i;
-
-	for (i = 0; i < NOISE_KEYPAIR_SLOTS; i++) {
-		kp = &r->keypair_storage[i];
-		if (kp != r->previous && kp != r->current && kp != r->next)
-			return kp;
-	}
-	return NULL;
-}
+/* ---- the static-static DH ---- */
 
 /*
  * The static-static DH (WP §5.4.2, `ss`) depends only on our identity and
@@ -388,135 +256,11 @@ static void remote_static_static_forget(struct noise_remote *r)
 	r->static_static_valid = false;
 }
 
-/*
- * The three keypair slots' storage, allocated when the remote's first
- * session begins and freed (wiped) when its keys are cleared: an idle peer
- * does not carry three replay windows.  At most one allocation per remote
- * between two clears, and only after a handshake message authenticated.
- */
-static bool remote_reserve_keypairs(struct noise_remote *r)
-{
-	if (!r->keypair_storage)
-		r->keypair_storage = calloc(NOISE_KEYPAIR_SLOTS, sizeof(*r->keypair_storage));
-	return r->keypair_storage != NULL;
-}
-
-static void remote_release_keypairs(struct noise_remote *r)
-{
-	if (!r->keypair_storage)
-		return;
-	crypto_wipe(r->keypair_storage, NOISE_KEYPAIR_SLOTS * sizeof(*r->keypair_storage));
-	free(r->keypair_storage);
-	r->keypair_storage = NULL;
-}
-
-void noise_remote_init(struct noise_remote *r, struct noise_local *l,
-		       const uint8_t public_key[NOISE_PUBLIC_KEY_LEN])
-{
-	memset(r, 0, sizeof(*r));
-	r->local = l;
-	crypto_copy32(r->public_key, public_key);
-	cookie_maker_init(&r->cookie, public_key);
-}
-
-void noise_remote_set_preshared_key(struct noise_remote *r, const uint8_t *psk)
-{
-	if (psk)
-		crypto_copy32(r->preshared_key, psk);
-	else
-		crypto_wipe(r->preshared_key, sizeof(r->preshared_key));
-}
-
-void noise_remote_expire_current(struct noise_remote *r)
-{
-	if (r->current)
-		r->current->can_send = false;
-	if (r->next)
-		r->next->can_send = false;
-}
-
 void noise_remote_update_local(struct noise_remote *r)
 {
-	handshake_clear(r);
+	noise_handshake_clear(r);
 	remote_static_static_forget(r);
 	noise_remote_expire_current(r);
-}
-
-void noise_remote_clear_keys(struct noise_remote *r)
-{
-	handshake_clear(r);
-	keypair_free(r, r->previous);
-	keypair_free(r, r->current);
-	keypair_free(r, r->next);
-	r->previous = r->current = r->next = NULL;
-	remote_release_keypairs(r);
-}
-
-void noise_remote_clear(struct noise_remote *r)
-{
-	noise_remote_clear_keys(r);
-	/* the cookie maker's keys and cookie with the rest */
-	crypto_wipe(r, sizeof(*r));
-}
-
-struct noise_remote *noise_remote_by_index(struct noise_local *l, uint32_t index)
-{
-	struct noise_index *e = index_find(l, index);
-
-	return e ? e->remote : NULL;
-}
-
-/*
- * Begin the session (WP §5.4.5): (T1, T2) = KDF2(C, empty); the initiator
- * sends with T1, the responder with T2.  Then place the keypair in its slot
- * (doc/protocol.md §7) and hand it the handshake's index.
- */
-static void begin_session(struct noise_remote *r, const uint8_t chain[NOISE_HASH_LEN], bool initiator,
-			  uint64_t now)
-{
-	struct noise_handshake *hs = &r->handshake;
-	struct noise_keypair *kp;
-
-	if (initiator) {
-		/*
-		 * An unconfirmed next (we were responder meanwhile) becomes
-		 * previous, so late packets on it still open; the old current
-		 * goes.  Otherwise current becomes previous.
-		 */
-		keypair_free(r, r->previous);
-		if (r->next) {
-			r->previous = r->next;
-			r->next = NULL;
-			keypair_free(r, r->current);
-		} else {
-			r->previous = r->current;
-		}
-		r->current = NULL;
-	} else {
-		/* The responder waits for confirmation: only next changes. */
-		keypair_free(r, r->next);
-		keypair_free(r, r->previous);
-		r->next = NULL;
-		r->previous = NULL;
-	}
-
-	kp = keypair_unused(r);
-	memset(kp, 0, sizeof(*kp));
-	blake2s_kdf(initiator ? kp->send_key : kp->recv_key, initiator ? kp->recv_key : kp->send_key, NULL,
-		    chain, 0, chain);
-	replay_counter_init(&kp->replay);
-	kp->remote_index = hs->remote_index;
-	kp->birth = now;
-	kp->is_initiator = initiator;
-	kp->can_send = true;
-	kp->can_receive = true;
-	index_replace(r->local, &hs->index, &kp->index, NOISE_INDEX_KEYPAIR);
-
-	if (initiator)
-		r->current = kp;
-	else
-		r->next = kp;
-	handshake_clear(r);
 }
 
 /* ---- handshake messages ---- */
@@ -539,7 +283,7 @@ static enum noise_result handshake_seal_message(struct noise_remote *r, uint8_t 
 						size_t len, uint64_t now)
 {
 	struct noise_handshake *hs = &r->handshake;
-	enum noise_result res = index_insert_random(r->local, &hs->index, r, NOISE_INDEX_HANDSHAKE);
+	enum noise_result res = noise_index_insert_random(r->local, &hs->index, r, NOISE_INDEX_HANDSHAKE);
 
 	if (res != NOISE_OK)
 		return res;
@@ -567,7 +311,7 @@ enum noise_result noise_create_initiation(struct noise_remote *r, uint8_t out[ME
 		return NOISE_DROP_NO_IDENTITY;
 	if (!remote_static_static(r))
 		return NOISE_DROP_BAD_DH;
-	handshake_clear(r);
+	noise_handshake_clear(r);
 
 	/* C = C0, H = HASH(H0 || S_r.pub) */
 	crypto_copy32(hs->chaining_key, NOISE_CHAIN0);
@@ -597,7 +341,7 @@ enum noise_result noise_create_initiation(struct noise_remote *r, uint8_t out[ME
 out:
 	crypto_wipe(key, sizeof(key));
 	if (res != NOISE_OK) {
-		handshake_clear(r);
+		noise_handshake_clear(r);
 		crypto_wipe(out, MESSAGE_INITIATION_LEN);
 	}
 	return res;
@@ -667,7 +411,7 @@ enum noise_result noise_consume_initiation(struct noise_local *l, const uint8_t 
 		goto out;
 
 	/* Authenticated and fresh: adopt it, abandoning any handshake of ours. */
-	handshake_clear(r);
+	noise_handshake_clear(r);
 	hs = &r->handshake;
 	hs->state = NOISE_HANDSHAKE_CONSUMED_INITIATION;
 	hs->remote_index = le32_load(msg + MESSAGE_INITIATION_SENDER);
@@ -685,7 +429,7 @@ out:
 
 /*
  * The responder works in place in its handshake too, with its ephemeral
- * private key in the handshake's slot for it: begin_session() or the
+ * private key in the handshake's slot for it: noise_begin_session() or the
  * failure path clears it all.
  */
 enum noise_result noise_create_response(struct noise_remote *r, uint8_t out[MESSAGE_RESPONSE_LEN],
@@ -701,7 +445,7 @@ enum noise_result noise_create_response(struct noise_remote *r, uint8_t out[MESS
 		return NOISE_DROP_NO_IDENTITY;
 	if (hs->state != NOISE_HANDSHAKE_CONSUMED_INITIATION)
 		return NOISE_ERR_WRONG_STATE;
-	if (!remote_reserve_keypairs(r))
+	if (!noise_remote_reserve_keypairs(r))
 		return NOISE_ERR_MEMORY;
 	le32_store(out + MESSAGE_RESPONSE_RECEIVER, hs->remote_index);
 
@@ -724,11 +468,11 @@ enum noise_result noise_create_response(struct noise_remote *r, uint8_t out[MESS
 	res = handshake_seal_message(r, out, MESSAGE_HANDSHAKE_RESPONSE, MESSAGE_RESPONSE_LEN, now);
 	/* The responder derives its keys right after creating message 2. */
 	if (res == NOISE_OK)
-		begin_session(r, hs->chaining_key, false, now);
+		noise_begin_session(r, hs->chaining_key, false, now);
 out:
 	crypto_wipe(key, sizeof(key));
 	if (res != NOISE_OK) {
-		handshake_clear(r);
+		noise_handshake_clear(r);
 		crypto_wipe(out, MESSAGE_RESPONSE_LEN);
 	}
 	return res;
@@ -751,7 +495,7 @@ enum noise_result noise_consume_response(struct noise_local *l, const uint8_t ms
 	*remote = NULL;
 	if (!l->has_identity)
 		return NOISE_DROP_NO_IDENTITY;
-	entry = index_find(l, le32_load(msg + MESSAGE_RESPONSE_RECEIVER));
+	entry = noise_index_find(l, le32_load(msg + MESSAGE_RESPONSE_RECEIVER));
 	if (!entry || entry->kind != NOISE_INDEX_HANDSHAKE)
 		return NOISE_DROP_UNKNOWN_INDEX;
 	r = entry->remote;
@@ -779,82 +523,13 @@ enum noise_result noise_consume_response(struct noise_local *l, const uint8_t ms
 
 	/* Authenticated: the session begins if it has storage. */
 	res = NOISE_ERR_MEMORY;
-	if (!remote_reserve_keypairs(r))
+	if (!noise_remote_reserve_keypairs(r))
 		goto out;
 	hs->remote_index = le32_load(msg + MESSAGE_RESPONSE_SENDER);
-	begin_session(r, k.chain, true, now);
+	noise_begin_session(r, k.chain, true, now);
 	*remote = r;
 	res = NOISE_OK;
 out:
 	crypto_wipe(&k, sizeof(k));
 	return res;
-}
-
-/* ---- transport data ---- */
-
-static bool keypair_can_send(const struct noise_keypair *kp, uint64_t now)
-{
-	return kp && kp->can_send && kp->send_counter < REJECT_AFTER_MESSAGES &&
-	       !wg_age_reached(kp->birth, now, WG_SECONDS(REJECT_AFTER_TIME));
-}
-
-enum noise_result noise_seal(struct noise_remote *r, uint8_t *msg, size_t plain_len, uint64_t now)
-{
-	struct noise_keypair *kp = r->current;
-	uint64_t counter;
-
-	if (!keypair_can_send(kp, now))
-		return NOISE_ERR_NO_KEYPAIR;
-	counter = kp->send_counter++;
-	le32_store(msg, MESSAGE_DATA);
-	le32_store(msg + MESSAGE_DATA_RECEIVER, kp->remote_index);
-	le64_store(msg + MESSAGE_DATA_COUNTER, counter);
-	chacha20poly1305_encrypt(msg + MESSAGE_DATA_HEADER_LEN, msg + MESSAGE_DATA_HEADER_LEN, plain_len,
-				 NULL, 0, counter, kp->send_key);
-	return NOISE_OK;
-}
-
-/* Key confirmation (doc/protocol.md §7): next becomes current, current previous. */
-static void confirm_next(struct noise_remote *r)
-{
-	keypair_free(r, r->previous);
-	r->previous = r->current;
-	r->current = r->next;
-	r->next = NULL;
-}
-
-enum noise_result noise_open(struct noise_local *l, uint8_t *msg, size_t len, uint64_t now,
-			     struct noise_remote **remote)
-{
-	struct noise_index *entry;
-	struct noise_keypair *kp;
-	struct noise_remote *r;
-	uint64_t counter;
-
-	*remote = NULL;
-	if (len < MESSAGE_DATA_MIN_LEN)
-		return NOISE_DROP_BAD_TAG;
-	entry = index_find(l, le32_load(msg + MESSAGE_DATA_RECEIVER));
-	if (!entry || entry->kind != NOISE_INDEX_KEYPAIR)
-		return NOISE_DROP_UNKNOWN_INDEX;
-	kp = container_of(entry, struct noise_keypair, index);
-	r = entry->remote;
-	if (!kp->can_receive || wg_age_reached(kp->birth, now, WG_SECONDS(REJECT_AFTER_TIME)) ||
-	    replay_counter_next(&kp->replay) >= REJECT_AFTER_MESSAGES)
-		return NOISE_DROP_EXPIRED;
-
-	counter = le64_load(msg + MESSAGE_DATA_COUNTER);
-	if (!chacha20poly1305_decrypt(msg + MESSAGE_DATA_HEADER_LEN, msg + MESSAGE_DATA_HEADER_LEN,
-				      len - MESSAGE_DATA_HEADER_LEN, NULL, 0, counter, kp->recv_key))
-		return NOISE_DROP_BAD_TAG;
-	/* Only an authenticated counter may move the window (WP §5.4.6). */
-	if (!replay_counter_validate(&kp->replay, counter))
-		return NOISE_DROP_REPLAY;
-
-	*remote = r;
-	if (kp == r->next) {
-		confirm_next(r);
-		return NOISE_OK_CONFIRMED;
-	}
-	return NOISE_OK;
 }

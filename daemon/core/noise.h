@@ -9,6 +9,11 @@
  * returned as enum noise_result and one caller (the shell's send/receive
  * path) acts on them.
  *
+ * Files: noise.c, the handshake (identity, messages 1 and 2);
+ * noise_keypair.c, the index table and the keypair slots, with the verbs
+ * the three files share in noise_keypair.h; noise_data.c, the transport
+ * data messages.
+ *
  * Objects (the caller's storage, but for the keypair slots; embed them and
  * use container_of):
  *

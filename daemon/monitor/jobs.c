@@ -26,13 +26,6 @@
 
 extern char **environ;
 
-static const char *const hook_names[CONFFILE_NHOOKS] = {
-	[CONFFILE_PRE_UP] = "PreUp",
-	[CONFFILE_POST_UP] = "PostUp",
-	[CONFFILE_PRE_DOWN] = "PreDown",
-	[CONFFILE_POST_DOWN] = "PostDown",
-};
-
 /*
  * Starts argv (searched in PATH) with input (if not NULL) on its standard
  * input; 0 with *pid, or -errno (-ENOENT: not found).  The monitor ignores
@@ -164,7 +157,7 @@ static int jobs_hook(struct monitor *m, uint32_t kind, uint32_t index)
 	argv[2] = jobs_expand(m->quick.hooks[kind][index], m->ifname);
 	if (!argv[2])
 		return -ENOMEM;
-	log_info("%s: %s", hook_names[kind], argv[2]);
+	log_info("%s: %s", conffile_hook_key((enum conffile_hook)kind), argv[2]);
 	ret = jobs_spawn(argv, NULL, &m->child);
 	free(argv[2]);
 	return ret;

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# daemon/config/conffile.c against the real wg(8): a wgd is configured with
-# `wg setconf` from a file with several peers (preshared keys, IPv4, IPv6 and
-# link-local endpoints, keepalives, many allowed IPs, a fwmark), and the text
-# of `wg showconf` parsed and printed by conffile_tool must be that text byte
-# for byte.  In wg-quick's form, the same text with wg-quick's keys put in
-# [Interface] the way its save_config does it must come back unchanged too.
+# daemon/config/conffile.c and conffile_print.c against the real wg(8): a wgd
+# is configured with `wg setconf` from a file with several peers (preshared
+# keys, IPv4, IPv6 and link-local endpoints, keepalives, many allowed IPs, a
+# fwmark), and the text of `wg showconf` parsed and printed by conffile_tool
+# must be that text byte for byte.  In wg-quick's form, the same text with
+# wg-quick's keys put in [Interface] the way its save_config does it must
+# come back unchanged too.
 # Then a device without peers (wg's blank line at the end, wg-quick's none).
 #
 # Environment: WGD (the daemon), CONFFILE_TOOL (tests/config/conffile_tool).

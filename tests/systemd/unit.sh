@@ -56,13 +56,19 @@ verify() {
 	return 1
 }
 
-# Each template as an instance, from a directory of our own.
+# Each template as an instance, the other units as they are, from a
+# directory of our own.
 instances=()
 for u in "$@"; do
 	name=$(basename "$u")
 	cp "$u" "$T/units/$name"
-	ln -s "$name" "$T/units/${name%@.service}@wgt0.service"
-	instances+=("$T/units/${name%@.service}@wgt0.service")
+	case "$name" in
+	*@.service)
+		ln -s "$name" "$T/units/${name%@.service}@wgt0.service"
+		instances+=("$T/units/${name%@.service}@wgt0.service")
+		;;
+	*) instances+=("$T/units/$name") ;;
+	esac
 done
 
 # The self-check: broken copies of the first unit must fail.
