@@ -22,8 +22,9 @@
  *     SETUP            first and once, before the daemon serves anything:
  *                      names and paths; the monitor reads the file (its
  *                      hooks and DNS) and writes the pid file
- *     READY            set-up done: the monitor's standard descriptors
- *                      follow the daemon's to /dev/null (arg[0]: detach)
+ *     READY            set-up done (no more PreUp or PostUp): the monitor's
+ *                      standard descriptors follow the daemon's to
+ *                      /dev/null (arg[0]: detach)
  *     READ_CONFIG      the file again (a reload): its text back (memfd)
  *     SAVE_CONFIG      SaveConfig: the device's part, wg(8)'s format
  *                      (memfd, arg[0] bytes)

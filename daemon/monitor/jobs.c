@@ -131,11 +131,13 @@ static char *jobs_dns_text(const struct conffile *cf)
  * Whether hook (kind, index) may run now: wg-quick's order, each at most
  * once.  A kind may follow only an earlier one (or itself), and its hooks
  * run in file order, none skipped; a kind may be skipped (a failed start
- * runs no PreDown).
+ * runs no PreDown).  PreUp and PostUp only during set-up (before READY): a
+ * reload that adds one does not make it runnable.
  */
 static bool jobs_hook_allowed(const struct monitor *m, uint32_t kind, uint32_t index)
 {
-	if (kind >= CONFFILE_NHOOKS || index >= m->quick.hooks_len[kind])
+	if (kind >= CONFFILE_NHOOKS || index >= m->quick.hooks_len[kind] ||
+	    (m->ready && kind < CONFFILE_PRE_DOWN))
 		return false;
 	if ((int)kind == m->hook_kind)
 		return index == m->hook_next;

@@ -93,6 +93,7 @@ static int monitor_sync(struct monitor *m, const struct privsep_req *req, int fd
 
 	switch (req->type) {
 	case PRIVSEP_READY:
+		m->ready = true;
 		if (req->arg[0])
 			monitor_detach();
 		break;

@@ -25,6 +25,7 @@ struct monitor_file {
 struct monitor {
 	int fd[2];			/* PRIVSEP_FD_SYNC, PRIVSEP_FD_ASYNC */
 	bool set_up;
+	bool ready;			/* READY came: set-up's hooks are over */
 	char ifname[PRIVSEP_IFNAME_MAX];
 	struct monitor_file socket, pid_file;
 	char config_path[PATH_MAX];	/* "" without a file */

@@ -3,7 +3,8 @@
  * The privileged monitor (daemon/monitor/monitor.h) as a hostile daemon
  * meets it: the real binary, `wgd --monitor`, on socket pairs of this test,
  * sent what a taken-over daemon could send.  Checked: root's hooks run only
- * in wg-quick's order, each once, and only its own commands (a reload's
+ * in wg-quick's order, each once, PreUp and PostUp only before READY, and
+ * only root's own commands (a reload's
  * file replaces them; a file that does not parse does not); SaveConfig
  * takes wg(8)'s keys only (a PostUp or DNS smuggled in is refused and the
  * file left alone), once, and only when the file says SaveConfig = true,
@@ -189,12 +190,15 @@ static void test_hooks(void)
 	int s = make_socket();
 
 	snprintf(quick, sizeof(quick),
-		 "[Interface]\nPreUp = echo up >>%1$s\nPreDown = echo d0 %%i >>%1$s\n"
+		 "[Interface]\nPreUp = echo up >>%1$s\nPostUp = echo pu >>%1$s\nPreDown = echo d0 %%i >>%1$s\n"
 		 "PreDown = echo d1 >>%1$s\nPostDown = echo pd >>%1$s\n", marks);
 	unlink(marks);
 	mon_start(&m);
 	CHECK(mon_setup(&m, quick, NULL) == 0);
 	CHECK(mon_ask(&m, 1, PRIVSEP_RUN_HOOK, CONFFILE_PRE_UP, 0, -1, NULL, NULL) == 0);
+	/* set-up's hooks are over with READY (PostUp 0 exists: still refused) */
+	CHECK(mon_ask(&m, 0, PRIVSEP_READY, 0, 0, -1, NULL, NULL) == 0);
+	CHECK(mon_ask(&m, 1, PRIVSEP_RUN_HOOK, CONFFILE_POST_UP, 0, -1, NULL, NULL) == -EPERM);
 	/* skipping PostUp is allowed; within PreDown, file order, none skipped */
 	CHECK(mon_ask(&m, 1, PRIVSEP_RUN_HOOK, CONFFILE_PRE_DOWN, 1, -1, NULL, NULL) == -EPERM);
 	CHECK(mon_ask(&m, 1, PRIVSEP_RUN_HOOK, CONFFILE_PRE_DOWN, 0, -1, NULL, NULL) == 0);
