@@ -15,8 +15,9 @@
  * then runs as an unprivileged user with CAP_NET_ADMIN only, and can send
  * any bytes on both channels.  The monitor gives it no more than:
  *   - root's own hooks (the file as the monitor itself last read it: at
- *     set-up and on a reload), each at most once, in wg-quick's order (PreUp, PostUp, PreDown, PostDown; file
- *     order within a kind): never a command of the daemon's;
+ *     set-up and on a reload), each at most once, in wg-quick's order
+ *     (PreUp, PostUp, PreDown, PostDown; file order within a kind), PreUp
+ *     and PostUp only before READY: never a command of the daemon's;
  *   - resolvconf set to the DNS entries of root's file, or removed, for the
  *     record tun.IFNAME only;
  *   - SaveConfig, once, only when root's file says SaveConfig = true: the
