@@ -18,33 +18,18 @@
 
 #include "crypto/util.h"
 #include "daemon/config/uapi.h"
-
-#define SOCK_SUFFIX ".sock"
+#include "tools/wgctl/kernel.h"
 
 /* A reply is a few hundred bytes per peer; this bounds a runaway daemon. */
 #define REPLY_MAX (64u << 20)
 
-const char *ipc_run_dir(void)
-{
-	const char *dir = getenv("WGD_RUN_DIR");
-
-	return dir && *dir ? dir : "/var/run/wireguard";
-}
-
+/* Where wgd puts the socket (uapi_socket_path(): the same rule, so a name
+ * no interface can have is refused here as wgd refuses it). */
 static int socket_path(struct sockaddr_un *sun, const char *ifname)
 {
-	int n;
-
-	/* A name is one path component: wg refuses '/' the same way. */
-	if (!*ifname || strchr(ifname, '/'))
-		return -EINVAL;
 	memset(sun, 0, sizeof(*sun));
 	sun->sun_family = AF_UNIX;
-	n = snprintf(sun->sun_path, sizeof(sun->sun_path), "%s/%s" SOCK_SUFFIX,
-		     ipc_run_dir(), ifname);
-	if (n < 0 || (size_t)n >= sizeof(sun->sun_path))
-		return -ENAMETOOLONG;
-	return 0;
+	return uapi_socket_path(sun->sun_path, sizeof(sun->sun_path), uapi_run_dir(NULL), ifname);
 }
 
 /* A connected descriptor or -errno.  A socket file that refuses the
@@ -136,25 +121,39 @@ static int exchange(const char *ifname, const char *msg, size_t len, struct uapi
 	return ret;
 }
 
+/*
+ * An interface without a control socket may be the kernel's WireGuard
+ * (tools/wgctl/kernel.c), as wg(8) looks for both; when it is not, the
+ * socket's error stands.
+ */
+static bool kernel_answered(int ret)
+{
+	return ret != -ENODEV && ret != -EOPNOTSUPP;
+}
+
 int ipc_get(const char *ifname, struct config_device *out)
 {
 	static const char get[] = "get=1\n\n";
 	struct uapi_buf b;
-	int ret;
+	int ret, k;
 
 	uapi_buf_init(&b);
 	ret = exchange(ifname, get, sizeof(get) - 1, &b);
 	if (ret == 0)
 		ret = uapi_parse_get(out, b.data, b.len);
 	uapi_buf_clear(&b);
+	if (ret == -ENOENT && kernel_answered(k = kernel_get(ifname, out)))
+		return k;
 	return ret;
 }
 
 int ipc_set(const char *ifname, const struct config_device *cfg)
 {
 	struct uapi_buf msg, reply;
-	int ret;
+	int ret, k;
 
+	if (ipc_socket_exists(ifname) == 0 && kernel_answered(k = kernel_set(ifname, cfg)))
+		return k;
 	uapi_buf_init(&msg);
 	uapi_buf_init(&reply);
 	ret = uapi_print_set(&msg, cfg);
@@ -189,7 +188,7 @@ static int answers(const char *name)
 
 int ipc_list(char **names, size_t *count)
 {
-	DIR *dir = opendir(ipc_run_dir());
+	DIR *dir = opendir(uapi_run_dir(NULL));
 	struct dirent *ent;
 	size_t len = 0, cap = 0;
 	char *buf = NULL;
@@ -200,9 +199,9 @@ int ipc_list(char **names, size_t *count)
 	if (!dir)
 		return errno == ENOENT ? 0 : -errno;
 	while ((ent = readdir(dir))) {
-		size_t n = strlen(ent->d_name), suffix = strlen(SOCK_SUFFIX);
+		size_t n = strlen(ent->d_name), suffix = strlen(UAPI_SOCK_SUFFIX);
 
-		if (n <= suffix || strcmp(ent->d_name + n - suffix, SOCK_SUFFIX) != 0)
+		if (n <= suffix || strcmp(ent->d_name + n - suffix, UAPI_SOCK_SUFFIX) != 0)
 			continue;
 		ent->d_name[n - suffix] = '\0';
 		n -= suffix;
