@@ -17,9 +17,25 @@
 #define RATELIMITER_MAX_TOKENS	(RATELIMITER_COST * RATELIMITER_BURST)
 #define RATELIMITER_KEY_LEN	9
 
+/*
+ * The table is 128 KiB that only a flood of handshakes fills: an entry is
+ * written only if it holds something, so a table in fresh zeroed memory
+ * (calloc(), whose large blocks are pages the kernel has not yet backed)
+ * stays out of the daemon's resident memory until it is used; reading a
+ * page that was never written does not back it.
+ */
+static void empty_entries(struct ratelimiter *rl)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(rl->entries) / sizeof(rl->entries[0]); i++)
+		if (!crypto_is_zero(&rl->entries[i], sizeof(rl->entries[i])))
+			crypto_wipe(&rl->entries[i], sizeof(rl->entries[i]));
+}
+
 bool ratelimiter_init_with(struct ratelimiter *rl, const struct core_random *random)
 {
-	memset(rl->entries, 0, sizeof(rl->entries));
+	empty_entries(rl);
 	return core_random_fill(random, rl->hash_key, sizeof(rl->hash_key));
 }
 
@@ -30,7 +46,8 @@ bool ratelimiter_init(struct ratelimiter *rl)
 
 void ratelimiter_clear(struct ratelimiter *rl)
 {
-	crypto_wipe(rl, sizeof(*rl));
+	empty_entries(rl);
+	crypto_wipe(rl->hash_key, sizeof(rl->hash_key));
 }
 
 /* IPv4: 4 address bytes; IPv6: the /64 only. Unused tail bytes stay zero. */

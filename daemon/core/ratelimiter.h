@@ -49,13 +49,15 @@ struct ratelimiter {
 
 /*
  * Empties the table and draws a new hash key from random (NULL:
- * crypto_random()); false, with the key zeroed, if no random bytes.
+ * crypto_random()); false, with the key zeroed, if no random bytes.  Only
+ * entries that are not zero are written: on zeroed memory (calloc()) the
+ * table's pages stay unbacked until a flood of handshakes uses them.
  */
 bool ratelimiter_init_with(struct ratelimiter *rl, const struct core_random *random);
 /* ratelimiter_init_with() from the system's source. */
 bool ratelimiter_init(struct ratelimiter *rl);
 
-/* Wipes the table and key. */
+/* Wipes the table (its entries in use) and the key. */
 void ratelimiter_clear(struct ratelimiter *rl);
 
 /*
