@@ -335,24 +335,36 @@ static void gso_tcp_csum(uint8_t *out, const struct gso_split *s, size_t seg_len
 	be16_store(out + s->tcp_off + 16, gso_csum_fold(sum));
 }
 
-size_t gso_split_next(struct gso_split *s, uint8_t *out, size_t cap)
+unsigned int gso_split_count(const struct gso_split *s)
 {
+	return (unsigned int)((s->len - s->hdr_len + s->seg - 1) / s->seg);
+}
+
+size_t gso_split_len(const struct gso_split *s, unsigned int k)
+{
+	size_t off = s->hdr_len + (size_t)k * s->seg;
+	size_t payload = s->len - off;
+
+	return s->hdr_len + (payload > s->seg ? s->seg : payload);
+}
+
+size_t gso_split_segment(const struct gso_split *s, unsigned int k, uint8_t *out, size_t cap)
+{
+	size_t off = s->hdr_len + (size_t)k * s->seg;
 	size_t payload, seg_len;
 	uint64_t payload_sum;
 	uint8_t *tcp;
 	bool last;
 
-	if (s->off >= s->len)
+	if (k >= gso_split_count(s))
 		return 0;
-	payload = s->len - s->off;
-	if (payload > s->seg)
-		payload = s->seg;
-	seg_len = s->hdr_len + payload;
+	seg_len = gso_split_len(s, k);
+	payload = seg_len - s->hdr_len;
 	if (seg_len > cap)
 		return 0;
-	last = s->off + payload == s->len;
+	last = off + payload == s->len;
 	memcpy(out, s->pkt, s->hdr_len);
-	payload_sum = gso_csum_copy(0, out + s->hdr_len, s->pkt + s->off, payload);
+	payload_sum = gso_csum_copy(0, out + s->hdr_len, s->pkt + off, payload);
 
 	if (s->v6) {
 		be16_store(out + 4, (uint16_t)(seg_len - 40));
@@ -360,19 +372,28 @@ size_t gso_split_next(struct gso_split *s, uint8_t *out, size_t cap)
 		size_t ihl = (size_t)(out[0] & 0xf) * 4;
 
 		be16_store(out + 2, (uint16_t)seg_len);
-		be16_store(out + 4, (uint16_t)(be16_load(s->pkt + 4) + s->index));
+		be16_store(out + 4, (uint16_t)(be16_load(s->pkt + 4) + k));
 		be16_store(out + 10, 0);
 		be16_store(out + 10, gso_csum_fold(gso_csum_add(0, out, ihl)));
 	}
 	tcp = out + s->tcp_off;
-	be32_store(tcp + 4, be32_load(s->pkt + s->tcp_off + 4) + (uint32_t)(s->off - s->hdr_len));
+	be32_store(tcp + 4, be32_load(s->pkt + s->tcp_off + 4) + (uint32_t)(off - s->hdr_len));
 	if (!last)
 		tcp[13] &= (uint8_t)~(TCP_FLAG_FIN | TCP_FLAG_PSH);
-	if (s->index)
+	if (k)
 		tcp[13] &= (uint8_t)~TCP_FLAG_CWR;
 	gso_tcp_csum(out, s, seg_len, payload_sum);
-	s->off += payload;
-	s->index++;
+	return seg_len;
+}
+
+size_t gso_split_next(struct gso_split *s, uint8_t *out, size_t cap)
+{
+	size_t seg_len = gso_split_segment(s, s->index, out, cap);
+
+	if (seg_len) {
+		s->off += seg_len - s->hdr_len;
+		s->index++;
+	}
 	return seg_len;
 }
 

@@ -73,6 +73,16 @@ bool gso_split_init(struct gso_split *s, const uint8_t *pkt, size_t len, const s
  */
 size_t gso_split_next(struct gso_split *s, uint8_t *out, size_t cap);
 
+/*
+ * The same for segment k of gso_split_count(), whatever was written
+ * before: each segment depends only on k and the super-packet, so that
+ * they may be written in any order, on any thread.  gso_split_len() is
+ * segment k's length (k < gso_split_count()), written or not.
+ */
+unsigned int gso_split_count(const struct gso_split *s);
+size_t gso_split_len(const struct gso_split *s, unsigned int k);
+size_t gso_split_segment(const struct gso_split *s, unsigned int k, uint8_t *out, size_t cap);
+
 /* RFC 1071 ones'-complement sum of len bytes added to sum (not folded). */
 uint64_t gso_csum_add(uint64_t sum, const uint8_t *p, size_t len);
 /* The same, copying the bytes from src to dst on the way (one pass). */

@@ -476,9 +476,13 @@ static void test_acks_superseded(bool vnet)
 	sim_clear(&n);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	log_init("test_offload", getenv("WGD_TEST_LOG") ? LOG_LEVEL_DEBUG : LOG_LEVEL_ERROR, true);
+	if (!sim_parse_threads(argc, argv)) {
+		fprintf(stderr, "usage: %s [--threads N]\n", argv[0]);
+		return 2;
+	}
 	if (!x25519_init())
 		return 99;
 	test_super_packet_merged_across_batches();
@@ -488,5 +492,7 @@ int main(void)
 	test_acks_superseded(true);
 	test_acks_superseded(false);
 	log_clear();
+	printf("test_offload: traffic digest %016llx\n", (unsigned long long)sim_digests);
+	fprintf(stderr, "%lu jobs run by workers\n", sim_worker_jobs);
 	return ct_exit("test_offload");
 }
