@@ -439,6 +439,9 @@ static unsigned int send_super_packet(struct device *d, struct tun_read *t, size
 	for (; p && k < count; k++)
 		send_slot(d, p, gso_split_len(split, k), split, k, now);
 	t->end = crypt_seq(&d->crypt);
+	/* a super-packet is worth sharing whole, its tail too */
+	if (d->crypt.workers)
+		crypt_share(&d->crypt, &d->io);
 	return count;
 }
 

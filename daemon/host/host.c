@@ -588,7 +588,7 @@ int host_start_workers(struct host *h, unsigned int threads, uint64_t spin_ns)
 	/* the device hands out jobs only once the workers exist */
 	ret = workers_start(&h->workers, threads - 1, host_work, host_work_pending, h->dev, spin_ns);
 	if (ret == 0)
-		device_set_workers(h->dev, threads - 1);
+		device_set_workers(h->dev, threads - 1, 0);
 	return ret;
 }
 
@@ -597,7 +597,7 @@ void host_stop(struct host *h)
 	if (!h)
 		return;
 	/* back to one thread, the jobs in flight finished, before the device goes */
-	device_set_workers(h->dev, 0);
+	device_set_workers(h->dev, 0, 0);
 	workers_stop(&h->workers);
 	device_destroy(h->dev);
 	control_close(h->control);

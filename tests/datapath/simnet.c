@@ -266,7 +266,7 @@ void sim_clear(struct sim_net *n)
 	size_t k;
 
 	for (i = 0; i < n->ndevs; i++) {
-		device_set_workers(n->devs[i].dev, 0);
+		device_set_workers(n->devs[i].dev, 0, 0);
 		sim_worker_jobs += workers_stop(&n->devs[i].workers);
 		device_destroy(n->devs[i].dev);
 		crypto_wipe(n->devs[i].private_key, sizeof(n->devs[i].private_key));
@@ -324,7 +324,7 @@ struct sim_dev *sim_add(struct sim_net *n)
 	/* the workers spin briefly: the simulation's CPU budget is not theirs */
 	if (n->threads > 1 && workers_start(&d->workers, n->threads - 1, sim_work, sim_work_pending, d->dev,
 					    1000) == 0)
-		device_set_workers(d->dev, n->threads - 1);
+		device_set_workers(d->dev, n->threads - 1, 1);
 	device_set_bound(d->dev, ntohs(d->addr.addr.in4.sin_port), false);
 	config_device_init(&cfg);
 	cfg.flags = CONFIG_DEVICE_HAS_PRIVATE_KEY;

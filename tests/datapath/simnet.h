@@ -105,7 +105,8 @@ struct sim_net {
 	void *user;
 	/*
 	 * Threads each device seals and opens on (set before sim_add(); 0 or
-	 * 1: one), and a digest of everything the devices did that the
+	 * 1: one; every job is handed out, to exercise the hand-off), and a
+	 * digest of everything the devices did that the
 	 * network sees, in order: every datagram handed to io.send() and every
 	 * packet written to a TUN device.  The number of threads must not
 	 * change it.
