@@ -7,14 +7,14 @@
 
 #include "crypto/util.h"
 
-/* The peer of cf with this public key, or -1.  Linear: a reload is rare and
- * a file's peers few enough (a thousand peers: a million short compares). */
+/* The index of the peer of cf with this public key, or -1.  Linear: a
+ * reload is rare and a file's peers few enough (a thousand peers: a
+ * million short compares). */
 static long confdiff_find(const struct conffile *cf, const uint8_t key[CONFIG_KEY_LEN])
 {
-	for (size_t i = 0; i < cf->dev.peers_len; i++)
-		if (!memcmp(cf->dev.peers[i].public_key, key, CONFIG_KEY_LEN))
-			return (long)i;
-	return -1;
+	const struct config_peer *p = config_device_find_peer(&cf->dev, key);
+
+	return p ? (long)(p - cf->dev.peers) : -1;
 }
 
 /* A key given (flag set) compared with another, absence as a key of its own. */
@@ -23,20 +23,6 @@ static bool confdiff_key_changed(bool had, const uint8_t *a, bool has, const uin
 	if (had != has)
 		return true;
 	return had && !crypto_equal(a, b, CONFIG_KEY_LEN);
-}
-
-static bool confdiff_allowedips_changed(const struct config_peer *a, const struct config_peer *b)
-{
-	if (a->allowedips_len != b->allowedips_len)
-		return true;
-	for (size_t i = 0; i < a->allowedips_len; i++) {
-		const struct config_allowedip *x = &a->allowedips[i], *y = &b->allowedips[i];
-
-		if (x->family != y->family || x->cidr != y->cidr ||
-		    memcmp(x->addr, y->addr, x->family == AF_INET ? 4 : 16))
-			return true;
-	}
-	return false;
 }
 
 static bool confdiff_endpoint_changed(const struct conffile_peer *a, const struct conffile_peer *b)
@@ -49,18 +35,6 @@ static bool confdiff_endpoint_changed(const struct conffile_peer *a, const struc
 static uint16_t confdiff_keepalive(const struct config_peer *p)
 {
 	return (p->flags & CONFIG_PEER_HAS_KEEPALIVE) ? p->persistent_keepalive : 0;
-}
-
-static int confdiff_copy_allowedips(struct config_peer *to, const struct config_peer *from)
-{
-	int ret;
-
-	for (size_t i = 0; i < from->allowedips_len; i++) {
-		ret = config_peer_add_allowedip(to, &from->allowedips[i]);
-		if (ret < 0)
-			return ret;
-	}
-	return 0;
 }
 
 /*
@@ -80,7 +54,7 @@ static int confdiff_peer(struct config_device *set, const struct config_peer *op
 		flags |= CONFIG_PEER_HAS_PRESHARED_KEY;
 	if (confdiff_keepalive(op) != confdiff_keepalive(np))
 		flags |= CONFIG_PEER_HAS_KEEPALIVE;
-	if (confdiff_allowedips_changed(op, np))
+	if (!config_peer_allowedips_equal(op, np))
 		flags |= CONFIG_PEER_REPLACE_ALLOWEDIPS;
 	/* A numeric endpoint has the flag; a host name has none (dnsnames
 	 * resolves it): the peer changed, but there is nothing to send. */
@@ -91,32 +65,25 @@ static int confdiff_peer(struct config_device *set, const struct config_peer *op
 	}
 	if (!flags)
 		return 0;
-	p = config_device_add_peer(set, np->public_key);
+	/* The new peer, with only the changed fields flagged.  The preshared
+	 * key and keepalive are zeros when the new file has none (the parser
+	 * leaves them so): "no preshared key" / "off". */
+	p = config_device_add_peer_copy(set, np);
 	if (!p)
 		return -ENOMEM;
 	p->flags = flags;
-	/* Zeros when the new file has none (the parser leaves them so):
-	 * "no preshared key" / "off". */
-	crypto_copy32(p->preshared_key, np->preshared_key);
 	p->persistent_keepalive = confdiff_keepalive(np);
-	p->endpoint = np->endpoint;
-	if (flags & CONFIG_PEER_REPLACE_ALLOWEDIPS)
-		return confdiff_copy_allowedips(p, np) < 0 ? -ENOMEM : 1;
+	/* Prefixes are sent only to replace them: a set adds every prefix it
+	 * lists, and would take back one moved to another peer at run time. */
+	if (!(flags & CONFIG_PEER_REPLACE_ALLOWEDIPS))
+		p->allowedips_len = 0;
 	return 1;
 }
 
 /* A peer of the new file only, as parsed. */
 static int confdiff_add(struct config_device *set, const struct config_peer *np)
 {
-	struct config_peer *p = config_device_add_peer(set, np->public_key);
-
-	if (!p)
-		return -ENOMEM;
-	p->flags = np->flags;
-	crypto_copy32(p->preshared_key, np->preshared_key);
-	p->endpoint = np->endpoint;
-	p->persistent_keepalive = np->persistent_keepalive;
-	return confdiff_copy_allowedips(p, np);
+	return config_device_add_peer_copy(set, np) ? 0 : -ENOMEM;
 }
 
 static int confdiff_peers(struct config_device *set, const struct conffile *old,

@@ -150,16 +150,6 @@ static struct dn_name *dn_find(struct dnsnames *dn, const uint8_t *key, const ch
 	return NULL;
 }
 
-static const struct config_peer *dn_peer(const struct config_device *snap, const uint8_t *key)
-{
-	size_t i;
-
-	for (i = 0; i < snap->peers_len; i++)
-		if (!memcmp(snap->peers[i].public_key, key, CONFIG_KEY_LEN))
-			return &snap->peers[i];
-	return NULL;
-}
-
 /* A peer that is gone from the device is not stale: nothing to point. */
 static bool dn_stale(const struct dnsnames *dn, const struct config_peer *p, int64_t wall)
 {
@@ -262,10 +252,10 @@ static void dn_run(struct dnsnames *dn, const struct dn_msg *m)
 	}
 	/* The name may have gone with a reload while its query was out. */
 	if (m && (n = dn_find(dn, dn->out_key, m->host, m->port)))
-		dn_take(dn, n, dn_peer(&snap, n->key), m, now, wall);
+		dn_take(dn, n, config_device_find_peer(&snap, n->key), m, now, wall);
 	for (i = 0; i < dn->len && !dn->out; i++) {
 		n = &dn->names[i];
-		if (dnspolicy_due(&n->st, dn_stale(dn, dn_peer(&snap, n->key), wall), now))
+		if (dnspolicy_due(&n->st, dn_stale(dn, config_device_find_peer(&snap, n->key), wall), now))
 			dn_send(dn, n, now);
 	}
 out:

@@ -347,12 +347,9 @@ static unsigned int netcfg_default_mtu(struct netcfg *nc, const struct netcfg_wa
 	size_t i;
 
 	for (i = 0; i < w->peers_len; i++) {
-		const union config_endpoint *ep = &w->peers[i].endpoint;
-		sa_family_t fam = ep->addr.sa_family;
-
-		if (!(w->peers[i].flags & CONFIG_PEER_HAS_ENDPOINT) || (fam != AF_INET && fam != AF_INET6))
+		if (!config_peer_has_endpoint(&w->peers[i]))
 			continue;
-		mtu = netcfg_path_mtu(nc, ep, mark);
+		mtu = netcfg_path_mtu(nc, &w->peers[i].endpoint, mark);
 		if (mtu > best)
 			best = mtu;
 	}

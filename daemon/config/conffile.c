@@ -418,7 +418,20 @@ static bool numeric_host(const char *host, int family, uint16_t port, union conf
 	return ok;
 }
 
-/* host:port, IPv4:port or [IPv6]:port; a numeric one goes into the model. */
+int conffile_endpoint(struct span v, union config_endpoint *ep, struct span *host,
+		      uint16_t *port)
+{
+	int family = span_endpoint(v, host, port);
+	char buf[256];
+
+	if (family == AF_UNSPEC || !span_copy(buf, sizeof(buf), *host))
+		return -EINVAL;
+	if (numeric_host(buf, family, *port, ep))
+		return 0;
+	return family == AF_INET && is_host_name(*host) ? 1 : -EINVAL;
+}
+
+/* A numeric endpoint goes into the model, a name is left to the caller. */
 static int parse_endpoint(struct conffile *cf, struct span v)
 {
 	size_t i = cf->dev.peers_len - 1;
@@ -426,21 +439,15 @@ static int parse_endpoint(struct conffile *cf, struct span v)
 	struct conffile_peer *cp = &cf->peers[i];
 	struct span host;
 	uint16_t port;
-	int family = span_endpoint(v, &host, &port);
-	char buf[256];
+	int ret = conffile_endpoint(v, &peer->endpoint, &host, &port);
 
-	if (family == AF_UNSPEC || !span_copy(buf, sizeof(buf), host))
+	if (ret < 0)
 		return BAD;
 	peer->flags &= ~CONFIG_PEER_HAS_ENDPOINT;
-	cp->endpoint_is_name = false;
-	if (numeric_host(buf, family, port, &peer->endpoint))
-		peer->flags |= CONFIG_PEER_HAS_ENDPOINT;
-	else if (family == AF_INET && is_host_name(host))
-		cp->endpoint_is_name = true;
-	else
-		return BAD;
+	peer->flags |= ret == 0 ? CONFIG_PEER_HAS_ENDPOINT : 0;
+	cp->endpoint_is_name = ret == 1;
 	free(cp->endpoint_host);
-	cp->endpoint_host = strndup(host.p, host.len);	/* = buf: both stop at a NUL */
+	cp->endpoint_host = strndup(host.p, host.len);	/* a line holds no NUL */
 	cp->endpoint_port = port;
 	return cp->endpoint_host ? 0 : -ENOMEM;
 }

@@ -33,6 +33,7 @@
 #include <stdio.h>
 
 #include "daemon/config/config.h"
+#include "daemon/config/span.h"
 
 enum conffile_format {
 	CONFFILE_QUICK,		/* wg-quick(8) */
@@ -119,6 +120,30 @@ int conffile_print(FILE *f, const struct conffile *cf, enum conffile_format fmt)
 
 /* The key of a hook as the files spell it: "PreUp", "PostUp", "PreDown", "PostDown". */
 const char *conffile_hook_key(enum conffile_hook h);
+
+/*
+ * An Endpoint as the files take it, and wgctl set's endpoint argument:
+ * host:port, IPv4:port or [IPv6]:port (span_endpoint()), the host a
+ * numeric address of the family the brackets tell (IPv6 with an optional
+ * %scope, a number or an interface's name) or, without brackets, a host
+ * name (letters, digits, '-', '.', '_'; at most 253).  An IPv6 address
+ * needs its brackets, an IPv4 address or a name must not have them (as
+ * wireguard-go reads an address and port).  *host (without the brackets)
+ * and *port are set either way.  0 with *ep set for an address, 1 for a
+ * name (to be resolved), -EINVAL.
+ */
+int conffile_endpoint(struct span v, union config_endpoint *ep, struct span *host,
+		      uint16_t *port);
+
+/*
+ * An endpoint's text as wg(8) shows and prints it: the address as
+ * getnameinfo(NI_NUMERICHOST) gives it (an IPv6 scope by its interface's
+ * name), in brackets when IPv6, then ':' and the port.  0, or getnameinfo()'s
+ * EAI_* code (buf is then left as it was).  CONFFILE_ENDPOINT_TEXT_MAX
+ * holds any.
+ */
+#define CONFFILE_ENDPOINT_TEXT_MAX 80
+int conffile_endpoint_text(char *buf, size_t len, const union config_endpoint *ep);
 
 /* The file Table names are looked up in (iproute2's); tests point it at
  * their own. */

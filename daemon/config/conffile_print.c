@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <net/if.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,33 +27,44 @@ static void print_key(FILE *f, const char *name, const uint8_t key[CONFIG_KEY_LE
 	crypto_wipe(b64, sizeof(b64));
 }
 
-/* As wg showconf: getnameinfo()'s numeric form (an IPv6 scope as the
- * interface's name), IPv6 in brackets.  A host name the file gave, as
- * written, when the model has no address for it. */
+/* host:port, host in brackets when it is an IPv6 address. */
+static void endpoint_join(char *buf, size_t len, const char *host, unsigned int port)
+{
+	bool v6 = strchr(host, ':');
+
+	snprintf(buf, len, "%s%s%s:%u", v6 ? "[" : "", host, v6 ? "]" : "", port);
+}
+
+int conffile_endpoint_text(char *buf, size_t len, const union config_endpoint *ep)
+{
+	char host[INET6_ADDRSTRLEN + IF_NAMESIZE];
+	int ret;
+
+	ret = getnameinfo(&ep->addr, ep->addr.sa_family == AF_INET6 ? sizeof(ep->in6) :
+			  sizeof(ep->in), host, sizeof(host), NULL, 0, NI_DGRAM | NI_NUMERICHOST);
+	if (ret)
+		return ret;
+	/* sin_port and sin6_port are at the same offset. */
+	endpoint_join(buf, len, host, ntohs(ep->in.sin_port));
+	return 0;
+}
+
+/* The model's address when it has one, else a host name the file gave, as
+ * written. */
 static void print_endpoint(FILE *f, const struct config_peer *peer,
 			   const struct conffile_peer *cp)
 {
-	char buf[NI_MAXHOST];
-	const char *host = buf;
-	int family = peer->endpoint.addr.sa_family;
-	unsigned int port;
-	bool v6;
+	char buf[CONFFILE_ENDPOINT_TEXT_MAX];
 
-	if ((peer->flags & CONFIG_PEER_HAS_ENDPOINT) && (family == AF_INET || family == AF_INET6)) {
-		if (getnameinfo(&peer->endpoint.addr, family == AF_INET6 ?
-				sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in),
-				buf, sizeof(buf), NULL, 0, NI_DGRAM | NI_NUMERICHOST) != 0)
+	if (config_peer_has_endpoint(peer)) {
+		if (conffile_endpoint_text(buf, sizeof(buf), &peer->endpoint) != 0)
 			return;
-		/* sin_port and sin6_port are at the same offset. */
-		port = ntohs(peer->endpoint.in.sin_port);
 	} else if (cp && cp->endpoint_host) {
-		host = cp->endpoint_host;
-		port = cp->endpoint_port;
+		endpoint_join(buf, sizeof(buf), cp->endpoint_host, cp->endpoint_port);
 	} else {
 		return;
 	}
-	v6 = strchr(host, ':');
-	fprintf(f, "Endpoint = %s%s%s:%u\n", v6 ? "[" : "", host, v6 ? "]" : "", port);
+	fprintf(f, "Endpoint = %s\n", buf);
 }
 
 static void print_peer(FILE *f, const struct config_peer *peer, const struct conffile_peer *cp)

@@ -120,6 +120,11 @@ void config_device_clear(struct config_device *dev);
 struct config_peer *config_device_add_peer(struct config_device *dev,
 					   const uint8_t public_key[CONFIG_KEY_LEN]);
 
+/* The first peer with this public key, or NULL.  Linear: for the tools and
+ * the bring-up (a reload, a wgctl syncconf), not the data path. */
+struct config_peer *config_device_find_peer(const struct config_device *dev,
+					    const uint8_t public_key[CONFIG_KEY_LEN]);
+
 /*
  * Two peers with the same public key: 1 with *first < *second their
  * indices (of the smallest such key, its first two peers), 0 when every key
@@ -127,6 +132,38 @@ struct config_peer *config_device_add_peer(struct config_device *dev,
  */
 int config_device_find_duplicate(const struct config_device *dev, size_t *first,
 				 size_t *second);
+
+/*
+ * Appends a copy of *src, every field (the get-only counters too) and its
+ * allowed IPs in their order; src must not be a peer of dev (adding may
+ * move dev's array).  The copy, or NULL if out of memory (dev unchanged).
+ */
+struct config_peer *config_device_add_peer_copy(struct config_device *dev,
+						const struct config_peer *src);
+
+/* dst (as after config_device_init()) becomes a copy of src: every field, every
+ * peer as config_device_add_peer_copy() copies it.  0, or -ENOMEM (dst is
+ * then cleared). */
+int config_device_copy(struct config_device *dst, const struct config_device *src);
+
+/*
+ * a and b describe the same device, as a get reply tells it (the meaning
+ * of a snapshot, see "For get" above): the same private key or none (no
+ * flag, or all zero), listen port and fwmark; the same peers in the same
+ * order, each with the same public key, preshared key or none, endpoint or
+ * none (address, port and IPv6 scope), keepalive, counters and allowed IPs.
+ * The flags that only a set message has (HAS_LISTEN_PORT, HAS_FWMARK,
+ * HAS_KEEPALIVE, REPLACE_*, REMOVE, UPDATE_ONLY) are not compared.  Keys
+ * are compared in constant time.
+ */
+bool config_device_equal(const struct config_device *a, const struct config_device *b);
+
+/* The peer has an endpoint to send to: CONFIG_PEER_HAS_ENDPOINT, and an
+ * IPv4 or IPv6 address (what a get reply prints, what wg shows). */
+bool config_peer_has_endpoint(const struct config_peer *peer);
+
+/* The same prefixes (family, length, address, .remove) in the same order. */
+bool config_peer_allowedips_equal(const struct config_peer *a, const struct config_peer *b);
 
 /* Appends a copy of *aip; 0 or -ENOMEM. */
 int config_peer_add_allowedip(struct config_peer *peer,

@@ -34,7 +34,7 @@ bool span_num(struct span s, bool hex, uint64_t max, uint64_t *out)
 	uint64_t v = 0, lim = UINT64_MAX / 10;
 	unsigned int base = 10;
 
-	if (hex && s.len > 2 && s.p[0] == '0' && (s.p[1] | 0x20) == 'x') {
+	if (hex && s.len > 2 && s.p[0] == '0' && s.p[1] == 'x') {
 		base = 16;
 		lim = UINT64_MAX >> 4;
 		s.p += 2;

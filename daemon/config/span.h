@@ -29,9 +29,11 @@ bool span_copy(char *buf, size_t n, struct span s);
 
 /*
  * One or more decimal digits (leading zeros too, as Go's strconv.ParseUint
- * in wireguard-go takes them) or, with hex, "0x" (either case) and one or
- * more hexadecimal digits; nothing else.  False unless the value is at most
- * max; *out is written only on success.
+ * in wireguard-go takes them) or, with hex, "0x" and one or more
+ * hexadecimal digits (either case); nothing else: no sign, no space, no
+ * "0X" (wg(8) reads an fwmark so).  False unless the value is at most max;
+ * *out is written only on success.  The one number rule of the control
+ * socket, the files and wgctl's arguments.
  */
 bool span_num(struct span s, bool hex, uint64_t max, uint64_t *out);
 

@@ -415,6 +415,27 @@ int uapi_parse_get(struct config_device *cfg, const char *msg, size_t len)
 	return -EPROTO;		/* no errno line */
 }
 
+/* ---- the socket ---- */
+
+const char *uapi_run_dir(const char *run_dir)
+{
+	if (!run_dir)
+		run_dir = getenv("WGD_RUN_DIR");
+	return run_dir && *run_dir ? run_dir : UAPI_RUN_DIR;
+}
+
+int uapi_socket_path(char *path, size_t len, const char *dir, const char *ifname)
+{
+	size_t n = strlen(ifname);
+	int ret;
+
+	if (n == 0 || n >= IF_NAMESIZE || strchr(ifname, '/') || !strcmp(ifname, ".") ||
+	    !strcmp(ifname, ".."))
+		return -EINVAL;
+	ret = snprintf(path, len, "%s/%s" UAPI_SOCK_SUFFIX, dir, ifname);
+	return ret < 0 || (size_t)ret >= len ? -ENAMETOOLONG : 0;
+}
+
 /* ---- buffer ---- */
 
 void uapi_buf_init(struct uapi_buf *b)

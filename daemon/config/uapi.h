@@ -100,6 +100,24 @@ int uapi_print_set(struct uapi_buf *b, const struct config_device *cfg);
 /* Appends "errno=N\n\n"; err is 0 or a negative errno.  0 or -ENOMEM. */
 int uapi_print_errno(struct uapi_buf *b, int err);
 
+/*
+ * Where the control socket of an interface is: the cross-platform API's
+ * /var/run/wireguard/IFNAME.sock, one rule for the daemon that listens
+ * there (daemon/control) and wgctl that connects.  The directory is run_dir
+ * when not NULL, else $WGD_RUN_DIR when set and not empty, else
+ * UAPI_RUN_DIR.
+ */
+#define UAPI_RUN_DIR "/var/run/wireguard"
+#define UAPI_SOCK_SUFFIX ".sock"
+const char *uapi_run_dir(const char *run_dir);
+
+/*
+ * dir/IFNAME.sock (UAPI_SOCK_SUFFIX) into path (len bytes).  IFNAME must be a name an interface
+ * can have: 1 to 15 bytes (IFNAMSIZ - 1), no '/', not "." or "..".  0,
+ * -EINVAL for the name, or -ENAMETOOLONG.
+ */
+int uapi_socket_path(char *path, size_t len, const char *dir, const char *ifname);
+
 /* Constant-time hex codec for 32-byte keys: no branch and no table index
  * depends on the key.  decode: exactly 64 hex digits (either case); returns
  * false otherwise (out is then wiped). */

@@ -48,7 +48,6 @@
 /* Reads per wakeup and connections accepted per wakeup, for fairness. */
 #define CONTROL_READS_PER_WAKEUP	16
 #define CONTROL_ACCEPTS_PER_WAKEUP	16
-#define CONTROL_IFNAME_MAX	15	/* IFNAMSIZ - 1 */
 
 enum client_state {
 	CLIENT_OP,		/* expecting "get=1" or "set=1" */
@@ -486,14 +485,6 @@ static void control_inotify_cb(struct loop_fd *h, uint32_t revents)
 	ctl->ops->socket_gone(ctl->ctx);
 }
 
-static bool ifname_valid(const char *ifname)
-{
-	size_t n = strlen(ifname);
-
-	return n > 0 && n <= CONTROL_IFNAME_MAX && !strchr(ifname, '/') &&
-	       strcmp(ifname, ".") != 0 && strcmp(ifname, "..") != 0;
-}
-
 /*
  * mkdir -p of dir (not empty), with 0755 on what we create (umask
  * notwithstanding); each '/' is cut in place for its mkdir() and put back.
@@ -625,14 +616,9 @@ int control_open(struct control **out, const char *ifname, const char *run_dir,
 		 const struct control_ops *ops, void *ctx)
 {
 	struct control *ctl;
-	int ret, n;
+	int ret;
 
-	if (!ifname_valid(ifname))
-		return -EINVAL;
-	if (!run_dir)
-		run_dir = getenv("WGD_RUN_DIR");
-	if (!run_dir || !*run_dir)
-		run_dir = CONTROL_RUN_DIR;
+	run_dir = uapi_run_dir(run_dir);
 	ctl = calloc(1, sizeof(*ctl));
 	if (!ctl)
 		return -ENOMEM;
@@ -641,12 +627,11 @@ int control_open(struct control **out, const char *ifname, const char *run_dir,
 	ctl->ops = ops;
 	ctl->ctx = ctx;
 	ctl->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	n = snprintf(ctl->path, sizeof(ctl->path), "%s/%s.sock", run_dir, ifname);
-	if (n < 0 || (size_t)n >= sizeof(ctl->path) ||
-	    strlen(run_dir) >= sizeof(ctl->dir)) {
+	ret = uapi_socket_path(ctl->path, sizeof(ctl->path), run_dir, ifname);
+	if (ret == 0 && strlen(run_dir) >= sizeof(ctl->dir))
 		ret = -ENAMETOOLONG;
+	if (ret < 0)
 		goto fail;
-	}
 	strcpy(ctl->dir, run_dir);
 	ret = make_dir(ctl->dir);
 	if (ret == 0)

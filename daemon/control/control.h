@@ -40,12 +40,10 @@ struct control_ops {
 
 struct control;
 
-/* Default directory; the environment variable WGD_RUN_DIR overrides it. */
-#define CONTROL_RUN_DIR "/var/run/wireguard"
-
 /*
  * Creates run_dir (0755) if needed and listens on run_dir/ifname.sock with
- * mode 0600.  run_dir NULL means $WGD_RUN_DIR, else CONTROL_RUN_DIR.  A stale
+ * mode 0600 (uapi_socket_path(): run_dir NULL means $WGD_RUN_DIR, else
+ * UAPI_RUN_DIR; -EINVAL for a name no interface can have).  A stale
  * socket (connection refused) is replaced; a socket another daemon answers on
  * gives -EADDRINUSE; a path that is not a socket gives -EEXIST.
  * Returns 0 or -errno; *out is set only on success.

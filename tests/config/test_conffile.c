@@ -396,6 +396,71 @@ static void test_endpoints(void)
 	conffile_clear(&cf);
 }
 
+/* The Endpoint reader called directly, as wgctl set calls it: an address,
+ * a name to resolve, or refused. */
+static void test_endpoint_reader(void)
+{
+	static const struct {
+		const char *v;
+		int ret;
+	} t[] = {
+		{ "192.0.2.9:1", 0 }, { "[2001:db8::1]:5", 0 }, { "[fe80::1%1]:5", 0 },
+		{ "vpn.example:5", 1 },
+		/* brackets exactly around an IPv6 address, as wireguard-go reads it */
+		{ "fd00::1:5", -EINVAL }, { "[192.0.2.9]:5", -EINVAL }, { "[vpn.example]:5", -EINVAL },
+		{ "bad!name:5", -EINVAL }, { "192.0.2.9:65536", -EINVAL }, { "192.0.2.9", -EINVAL },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		union config_endpoint ep = { .addr.sa_family = AF_UNSPEC };
+		struct span host = { NULL, 0 };
+		uint16_t port = 0;
+		int ret = conffile_endpoint((struct span){ t[i].v, strlen(t[i].v) }, &ep, &host, &port);
+
+		check(ret == t[i].ret, "conffile_endpoint(%s): %d, want %d", t[i].v, ret, t[i].ret);
+		if (ret >= 0)
+			check(port == 5 || port == 1, "conffile_endpoint(%s): port %u", t[i].v, port);
+		if (ret == 0)
+			check(ep.addr.sa_family == (t[i].v[0] == '[' ? AF_INET6 : AF_INET) &&
+			      ep.in.sin_port == htons(port), "conffile_endpoint(%s): the address", t[i].v);
+	}
+}
+
+/* An endpoint's text, as wg show and showconf write it. */
+static void test_endpoint_text(void)
+{
+	static const struct {
+		int family;
+		const char *addr;
+		uint32_t scope;
+		const char *want;
+	} t[] = {
+		{ AF_INET, "192.0.2.1", 0, "192.0.2.1:51820" },
+		{ AF_INET6, "2001:db8::1", 0, "[2001:db8::1]:51820" },
+		{ AF_INET6, "::ffff:192.0.2.1", 0, "[::ffff:192.0.2.1]:51820" },
+		{ AF_INET6, "fe80::1", 999999, "[fe80::1%999999]:51820" },	/* no such interface */
+		{ AF_INET6, "fe80::1", 1, "[fe80::1%lo]:51820" },
+	};
+	char buf[CONFFILE_ENDPOINT_TEXT_MAX];
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		union config_endpoint ep;
+
+		memset(&ep, 0, sizeof(ep));
+		ep.addr.sa_family = (sa_family_t)t[i].family;
+		ep.in.sin_port = htons(51820);
+		if (t[i].family == AF_INET)
+			inet_pton(AF_INET, t[i].addr, &ep.in.sin_addr);
+		else
+			inet_pton(AF_INET6, t[i].addr, &ep.in6.sin6_addr);
+		ep.in6.sin6_scope_id = t[i].family == AF_INET6 ? t[i].scope : 0;
+		check(conffile_endpoint_text(buf, sizeof(buf), &ep) == 0 && !strcmp(buf, t[i].want),
+		      "endpoint text `%s', want `%s'", buf, t[i].want);
+	}
+	check(conffile_endpoint_text(buf, sizeof(buf), &(union config_endpoint){
+		.addr.sa_family = AF_UNSPEC }) != 0, "endpoint text of no address");
+}
+
 static void test_tables(void)
 {
 	static const struct { const char *v; enum conffile_table t; uint32_t id; } ok[] = {
@@ -464,6 +529,9 @@ static void test_errors(void)
 		  "t.conf:2: invalid FwMark `0x100000000' (off or a 32-bit number)" },
 		{ CONFFILE_WG, "[Interface]\nFwMark = 12a\n",
 		  "t.conf:2: invalid FwMark `12a' (off or a 32-bit number)" },
+		/* "0x" as wg(8) reads it (tests/config/test_span.c) */
+		{ CONFFILE_WG, "[Interface]\nFwMark = 0X10\n",
+		  "t.conf:2: invalid FwMark `0X10' (off or a 32-bit number)" },
 		{ CONFFILE_WG, "[Interface]\nPrivateKey = " K1 "x\n",
 		  "t.conf:2: invalid PrivateKey (a 44-character base64 key)" },
 		{ CONFFILE_WG, "[Interface]\nPublicKey = " K1 "\n",
@@ -778,6 +846,8 @@ int main(int argc, char **argv)
 	test_wg_format();
 	test_forms();
 	test_endpoints();
+	test_endpoint_reader();
+	test_endpoint_text();
 	test_tables();
 	test_errors();
 	test_print();

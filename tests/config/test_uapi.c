@@ -558,36 +558,6 @@ static void test_round_trip(void)
 	config_device_clear(&back);
 }
 
-/* Two snapshots hold the same data (what a get reply carries). */
-static bool same_device(const struct config_device *a, const struct config_device *b)
-{
-	if (a->listen_port != b->listen_port || a->fwmark != b->fwmark ||
-	    a->peers_len != b->peers_len ||
-	    (a->flags & CONFIG_DEVICE_HAS_PRIVATE_KEY) != (b->flags & CONFIG_DEVICE_HAS_PRIVATE_KEY) ||
-	    memcmp(a->private_key, b->private_key, 32) != 0)
-		return false;
-	for (size_t i = 0; i < a->peers_len; i++) {
-		const struct config_peer *p = &a->peers[i], *q = &b->peers[i];
-		uint32_t m = CONFIG_PEER_HAS_PRESHARED_KEY | CONFIG_PEER_HAS_ENDPOINT;
-
-		if (memcmp(p->public_key, q->public_key, 32) != 0 || (p->flags & m) != (q->flags & m) ||
-		    memcmp(p->preshared_key, q->preshared_key, 32) != 0 ||
-		    p->persistent_keepalive != q->persistent_keepalive ||
-		    p->last_handshake_sec != q->last_handshake_sec ||
-		    p->last_handshake_nsec != q->last_handshake_nsec ||
-		    p->rx_bytes != q->rx_bytes || p->tx_bytes != q->tx_bytes ||
-		    p->allowedips_len != q->allowedips_len)
-			return false;
-		if ((p->flags & CONFIG_PEER_HAS_ENDPOINT) &&
-		    memcmp(&p->endpoint, &q->endpoint, sizeof(p->endpoint)) != 0)
-			return false;
-		for (size_t j = 0; j < p->allowedips_len; j++)
-			if (memcmp(&p->allowedips[j], &q->allowedips[j], sizeof(p->allowedips[j])) != 0)
-				return false;
-	}
-	return true;
-}
-
 static int parse_get(struct config_device *cfg, const char *msg)
 {
 	config_device_init(cfg);
@@ -623,7 +593,7 @@ static void test_parse_get(void)
 	check(uapi_print_get(&b, &dev) == 0, "get print");
 	config_device_init(&back);
 	check(uapi_parse_get(&back, b.data, b.len) == 0, "get parse");
-	check(same_device(&dev, &back), "get reply parses back to the snapshot");
+	check(config_device_equal(&dev, &back), "get reply parses back to the snapshot");
 	/* Zeros in a reply mean no preshared key; a printed keepalive of 0 is off. */
 	check(back.peers_len == 3 && !(back.peers[1].flags & CONFIG_PEER_HAS_PRESHARED_KEY) &&
 	      (back.peers[0].flags & CONFIG_PEER_HAS_PRESHARED_KEY) &&
@@ -795,7 +765,7 @@ static void test_get_mutations(void)
 			accepted++;
 			uapi_buf_consume(&b, b.len);
 			if (uapi_print_get(&b, &cfg) != 0 || uapi_parse_get(&back, b.data, b.len) != 0 ||
-			    !same_device(&cfg, &back)) {
+			    !config_device_equal(&cfg, &back)) {
 				if (!rt_fail++ || getenv("TEST_UAPI_VERBOSE"))
 					fprintf(stderr, "get round trip failed for:\n%.*s\n", (int)len, msg);
 			}
@@ -896,6 +866,43 @@ static int test_ct(void)
 	return tu_failures ? 1 : 0;
 }
 
+/* Where the socket is, for wgd and wgctl alike: the directory's order of
+ * precedence, the names an interface can have, a path that does not fit. */
+static void test_socket_path(void)
+{
+	static const struct {
+		const char *name;
+		int ret;
+	} t[] = {
+		{ "wg0", 0 }, { "0123456789abcde", 0 }, { "a.b-c_d=e+f", 0 }, { "...", 0 },
+		{ "", -EINVAL }, { "0123456789abcdef", -EINVAL }, { "a/b", -EINVAL },
+		{ ".", -EINVAL }, { "..", -EINVAL },
+	};
+	char path[64], small[14];	/* "/run/wg0.sock" and its NUL */
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		int ret = uapi_socket_path(path, sizeof(path), "/run/x", t[i].name);
+
+		check(ret == t[i].ret, "socket path of `%s': %d, want %d", t[i].name, ret, t[i].ret);
+		if (ret == 0) {
+			char want[64];
+
+			snprintf(want, sizeof(want), "/run/x/%s.sock", t[i].name);
+			check(!strcmp(path, want), "socket path `%s', want `%s'", path, want);
+		}
+	}
+	check(uapi_socket_path(small, sizeof(small), "/run/x", "wg0") == -ENAMETOOLONG &&
+	      uapi_socket_path(small, sizeof(small), "/run", "wg0") == 0, "a path that does not fit");
+	unsetenv("WGD_RUN_DIR");
+	check(!strcmp(uapi_run_dir(NULL), "/var/run/wireguard"), "default run directory");
+	setenv("WGD_RUN_DIR", "", 1);
+	check(!strcmp(uapi_run_dir(NULL), "/var/run/wireguard"), "WGD_RUN_DIR empty");
+	setenv("WGD_RUN_DIR", "/tmp/e", 1);
+	check(!strcmp(uapi_run_dir(NULL), "/tmp/e") && !strcmp(uapi_run_dir("/tmp/a"), "/tmp/a"),
+	      "WGD_RUN_DIR, then the caller's directory first");
+	unsetenv("WGD_RUN_DIR");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "--ct") == 0)
@@ -910,6 +917,7 @@ int main(int argc, char **argv)
 	test_print_set();
 	test_mutations();
 	test_get_mutations();
+	test_socket_path();
 	printf("test_uapi: %lu checks, %lu failures\n", tu_checks, tu_failures);
 	return tu_failures ? 1 : 0;
 }

@@ -85,35 +85,12 @@ static int fake_set(void *ctx, const struct config_device *cfg)
 	return f->set_ret;
 }
 
-static void copy_device(struct config_device *out, const struct config_device *in)
-{
-	out->flags = in->flags;
-	memcpy(out->private_key, in->private_key, 32);
-	out->listen_port = in->listen_port;
-	out->fwmark = in->fwmark;
-	for (size_t i = 0; i < in->peers_len; i++) {
-		const struct config_peer *s = &in->peers[i];
-		struct config_peer *d = config_device_add_peer(out, s->public_key);
-
-		if (!d)
-			return;
-		memcpy(d, s, offsetof(struct config_peer, allowedips));
-		d->last_handshake_sec = s->last_handshake_sec;
-		d->last_handshake_nsec = s->last_handshake_nsec;
-		d->rx_bytes = s->rx_bytes;
-		d->tx_bytes = s->tx_bytes;
-		for (size_t j = 0; j < s->allowedips_len; j++)
-			config_peer_add_allowedip(d, &s->allowedips[j]);
-	}
-}
-
 static int fake_get(void *ctx, struct config_device *out)
 {
 	struct fake_dev *f = ctx;
 
 	f->get_calls++;
-	copy_device(out, &f->snap);
-	return 0;
+	return config_device_copy(out, &f->snap);
 }
 
 static void fake_gone(void *ctx)

@@ -385,11 +385,31 @@ errors() {
 	expect_err "no such interface (json)" '^Unable to access interface: No such file or directory$' show nosuch0 --json
 	[ -s "$NT_TMP/err" ] && wgc "$NS_X" show --json nosuch0 2>/dev/null | grep -q . && nt_fail "--json of no interface printed a document"
 	expect_err "set on no such interface" '^Unable to modify interface: No such file or directory$' set nosuch0 listen-port 1
+	# A name no interface can have, refused by wgctl as wgd refuses to serve
+	# it (uapi_socket_path: one rule for both ends of the socket).
+	expect_err "name over 15 characters" '^Unable to access interface: Invalid argument$' show 0123456789abcdef
+	expect_err "name .." '^Unable to modify interface: Invalid argument$' set .. listen-port 1
 	expect_err "bad key" "^Key is not the correct length or format: \`notakey'$" set "$IF_X" peer notakey
 	expect_err "bad argument" '^Invalid argument: bogus$' set "$IF_X" bogus 1
 	expect_err "bad field" "^Invalid parameter: \`bogus'$" show "$IF_X" bogus
 	expect_err "bad port" "^Port is not in 0-65535: \`99999'$" set "$IF_X" listen-port 99999
 	expect_err "bad fwmark" "^Fwmark is neither 0/off nor 0-0xffffffff: \`x1'$" set "$IF_X" fwmark x1
+	# Values are read as in a file (span_num, conffile_endpoint), where wg
+	# reads them otherwise: a port is digits (wg takes "+5", and wraps
+	# " 99999" to 34463); an endpoint's brackets hold an IPv6 address and
+	# nothing else, and an IPv6 address has them (wg takes all three);
+	# hexadecimal is "0x", in a file too (wg refuses "0X" in both).
+	expect_err "port with a sign" "^Port is not in 0-65535: \`\\+5'$" set "$IF_X" listen-port +5
+	expect_err "port wg wraps" "^Port is not in 0-65535: \` 99999'$" set "$IF_X" listen-port " 99999"
+	expect_err "IPv6 endpoint without brackets" \
+		"^Endpoint is not host:port, IPv4:port or \\[IPv6\\]:port: \`fd00::9:98'$" \
+		set "$IF_X" peer "$P1" endpoint fd00::9:98
+	expect_err "IPv4 endpoint in brackets" "^Endpoint is not .*: \`\\[192.0.2.2\\]:5'$" \
+		set "$IF_X" peer "$P1" endpoint "[192.0.2.2]:5"
+	expect_err "host name in brackets" "^Endpoint is not .*: \`\\[peer.test\\]:5'$" \
+		set "$IF_X" peer "$P1" endpoint "[peer.test]:5"
+	printf '[Interface]\nFwMark = 0X10\n' >"$NT_TMP/fw.conf"
+	expect_err "0X in a file's FwMark" "fw\\.conf:2: invalid FwMark \`0X10'" setconf "$IF_X" "$NT_TMP/fw.conf"
 	expect_err "bad allowed ip" "^Unable to parse IP address: \`10.0.0.256'$" set "$IF_X" peer "$P1" allowed-ips 10.0.0.256/8
 	expect_err "missing key file" '^fopen: No such file or directory$' set "$IF_X" private-key /nonexistent
 	printf '[Interface]\nListenPort = 1\n\n[Peer]\nPublicKey = %s\nAllowedIPs = 10.0.0.0/33\n' "$P1" >"$NT_TMP/bad.conf"

@@ -19,32 +19,16 @@
 #include "crypto/util.h"
 #include "daemon/config/uapi.h"
 
-#define SOCK_SUFFIX ".sock"
-
 /* A reply is a few hundred bytes per peer; this bounds a runaway daemon. */
 #define REPLY_MAX (64u << 20)
 
-const char *ipc_run_dir(void)
-{
-	const char *dir = getenv("WGD_RUN_DIR");
-
-	return dir && *dir ? dir : "/var/run/wireguard";
-}
-
+/* Where wgd puts the socket (uapi_socket_path(): the same rule, so a name
+ * no interface can have is refused here as wgd refuses it). */
 static int socket_path(struct sockaddr_un *sun, const char *ifname)
 {
-	int n;
-
-	/* A name is one path component: wg refuses '/' the same way. */
-	if (!*ifname || strchr(ifname, '/'))
-		return -EINVAL;
 	memset(sun, 0, sizeof(*sun));
 	sun->sun_family = AF_UNIX;
-	n = snprintf(sun->sun_path, sizeof(sun->sun_path), "%s/%s" SOCK_SUFFIX,
-		     ipc_run_dir(), ifname);
-	if (n < 0 || (size_t)n >= sizeof(sun->sun_path))
-		return -ENAMETOOLONG;
-	return 0;
+	return uapi_socket_path(sun->sun_path, sizeof(sun->sun_path), uapi_run_dir(NULL), ifname);
 }
 
 /* A connected descriptor or -errno.  A socket file that refuses the
@@ -189,7 +173,7 @@ static int answers(const char *name)
 
 int ipc_list(char **names, size_t *count)
 {
-	DIR *dir = opendir(ipc_run_dir());
+	DIR *dir = opendir(uapi_run_dir(NULL));
 	struct dirent *ent;
 	size_t len = 0, cap = 0;
 	char *buf = NULL;
@@ -200,9 +184,9 @@ int ipc_list(char **names, size_t *count)
 	if (!dir)
 		return errno == ENOENT ? 0 : -errno;
 	while ((ent = readdir(dir))) {
-		size_t n = strlen(ent->d_name), suffix = strlen(SOCK_SUFFIX);
+		size_t n = strlen(ent->d_name), suffix = strlen(UAPI_SOCK_SUFFIX);
 
-		if (n <= suffix || strcmp(ent->d_name + n - suffix, SOCK_SUFFIX) != 0)
+		if (n <= suffix || strcmp(ent->d_name + n - suffix, UAPI_SOCK_SUFFIX) != 0)
 			continue;
 		ent->d_name[n - suffix] = '\0';
 		n -= suffix;

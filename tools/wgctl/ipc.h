@@ -15,9 +15,6 @@
 
 #include "daemon/config/config.h"
 
-/* /var/run/wireguard, or $WGD_RUN_DIR (as wgd itself honours it). */
-const char *ipc_run_dir(void);
-
 /* The daemon's current configuration (a get).  0 or -errno. */
 int ipc_get(const char *ifname, struct config_device *out);
 

@@ -2,8 +2,10 @@
 /*
  * wgctl set, setconf, addconf, syncconf: wg(8)'s arguments and files turned
  * into one set message (daemon/config/config.h's model, printed by daemon/config/uapi.c).
- * Values are read as wg reads them, with its messages; host names are
- * resolved here (daemon/bringup/resolve.h), the daemon only ever sees addresses.
+ * Values are read by the readers the files and the control socket use
+ * (daemon/config/span.h, conffile_endpoint()), with wg's messages; host
+ * names are resolved here (daemon/bringup/resolve.h), the daemon only ever
+ * sees addresses.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -12,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -24,21 +27,22 @@
 
 /* ---- values ---- */
 
-/* A decimal (or 0x hex) number up to max with no sign or trailing text. */
-static bool parse_number(const char *value, unsigned long max, bool hex, unsigned long *out)
-{
-	char *end;
-	int base = 10;
+/* Numbers, prefixes and endpoints are read by the daemon's readers
+ * (daemon/config/span.h, conffile_endpoint()), as in a file or on the
+ * control socket: one rule for each, whichever way a value comes in.  The
+ * messages are wg's. */
 
-	if (!isdigit((unsigned char)value[0]))
-		return false;
-	if (hex && strlen(value) > 2 && value[0] == '0' && value[1] == 'x')
-		base = 16;
-	errno = 0;
-	*out = strtoul(value, &end, base);
-	return !*end && !errno && *out <= max;
+static struct span span_of(const char *s)
+{
+	return (struct span){ s, strlen(s) };
 }
 
+/*
+ * A number (span_num(): digits only, at most 65535), or a service name of
+ * /etc/services, as wg takes one.  A service name starts with a letter;
+ * whatever else getaddrinfo() would read as a number ("+5", " 99999") and
+ * wrap to 16 bits, as wg does (99999 becomes 34463): refused here.
+ */
 static bool parse_port(struct config_device *dev, const char *value)
 {
 	struct addrinfo hints = {
@@ -46,18 +50,15 @@ static bool parse_port(struct config_device *dev, const char *value)
 		.ai_protocol = IPPROTO_UDP, .ai_flags = AI_PASSIVE,
 	};
 	struct addrinfo *res;
+	uint64_t n;
 	int ret;
 
 	if (!*value) {
 		fprintf(stderr, "Unable to parse empty port\n");
 		return false;
 	}
-	/* getaddrinfo() would take 99999 as 34463 (wg does); numbers are
-	 * checked here, a service name from /etc/services is a port too. */
-	if (isdigit((unsigned char)value[0])) {
-		unsigned long n;
-
-		if (!parse_number(value, 65535, false, &n)) {
+	if ((value[0] | 0x20) < 'a' || (value[0] | 0x20) > 'z') {
+		if (!span_num(span_of(value), false, 65535, &n)) {
 			fprintf(stderr, "Port is not in 0-65535: `%s'\n", value);
 			return false;
 		}
@@ -82,9 +83,9 @@ static bool parse_port(struct config_device *dev, const char *value)
 
 static bool parse_fwmark(struct config_device *dev, const char *value)
 {
-	unsigned long n = 0;
+	uint64_t n = 0;
 
-	if (strcasecmp(value, "off") != 0 && !parse_number(value, UINT32_MAX, true, &n)) {
+	if (strcasecmp(value, "off") != 0 && !span_num(span_of(value), true, UINT32_MAX, &n)) {
 		fprintf(stderr, "Fwmark is neither 0/off nor 0-0xffffffff: `%s'\n", value);
 		return false;
 	}
@@ -95,9 +96,9 @@ static bool parse_fwmark(struct config_device *dev, const char *value)
 
 static bool parse_keepalive(struct config_peer *peer, const char *value)
 {
-	unsigned long n = 0;
+	uint64_t n = 0;
 
-	if (strcasecmp(value, "off") != 0 && !parse_number(value, 65535, false, &n)) {
+	if (strcasecmp(value, "off") != 0 && !span_num(span_of(value), false, 65535, &n)) {
 		fprintf(stderr, "Persistent keepalive interval is neither 0/off nor 1-65535: `%s'\n",
 			value);
 		return false;
@@ -165,11 +166,12 @@ out:
 static int resolve(const char *host, uint16_t port, union config_endpoint *ep)
 {
 	const char *env = getenv("WG_ENDPOINT_RESOLUTION_RETRIES");
-	unsigned long retries = 15, wait_us = 1000000;
+	uint64_t retries = 15;
+	unsigned long wait_us = 1000000;
 	bool forever = env && !strcmp(env, "infinity");
 	char err[256];
 
-	if (env && !forever && !parse_number(env, INT_MAX, false, &retries)) {
+	if (env && !forever && !span_num(span_of(env), false, INT_MAX, &retries)) {
 		fprintf(stderr, "Unable to parse WG_ENDPOINT_RESOLUTION_RETRIES: `%s'\n", env);
 		return -1;
 	}
@@ -189,86 +191,57 @@ static int resolve(const char *host, uint16_t port, union config_endpoint *ep)
 }
 
 /*
- * host:port, [v6]:port or [v6%scope]:port, the host a name or an address,
- * resolved as wg resolves it.  Fills the endpoint and its flag.
+ * An endpoint as a file's Endpoint is read (conffile_endpoint()): IPv4:port,
+ * [IPv6]:port or [IPv6%scope]:port, or host:port with the name resolved
+ * here, as wg resolves it; the daemon only ever sees addresses.
  */
 static bool parse_endpoint(struct config_peer *peer, const char *value)
 {
-	char *copy = strdup(value), *host, *port, *end;
-	unsigned long n;
-	bool ok = false;
+	struct span host;
+	uint16_t port;
+	char name[256];
+	int ret;
 
-	if (!copy) {
-		perror("strdup");
-		return false;
-	}
 	if (!*value) {
 		fprintf(stderr, "Unable to parse empty endpoint\n");
-		goto out;
+		return false;
 	}
-	if (copy[0] == '[') {
-		host = copy + 1;
-		end = strchr(copy, ']');
-		if (!end) {
-			fprintf(stderr, "Unable to find matching brace of endpoint: `%s'\n", value);
-			goto out;
-		}
-		*end++ = '\0';
-		if (*end++ != ':' || !*end) {
-			fprintf(stderr, "Unable to find port of endpoint: `%s'\n", value);
-			goto out;
-		}
-		port = end;
-	} else {
-		host = copy;
-		end = strrchr(copy, ':');
-		if (!end || !end[1]) {
-			fprintf(stderr, "Unable to find port of endpoint: `%s'\n", value);
-			goto out;
-		}
-		*end = '\0';
-		port = end + 1;
+	ret = conffile_endpoint(span_of(value), &peer->endpoint, &host, &port);
+	if (ret < 0) {
+		fprintf(stderr, "Endpoint is not host:port, IPv4:port or [IPv6]:port: `%s'\n", value);
+		return false;
 	}
-	if (!parse_number(port, 65535, false, &n)) {
-		fprintf(stderr, "Unable to parse the port of endpoint: `%s'\n", value);
-		goto out;
-	}
-	if (resolve(host, (uint16_t)n, &peer->endpoint) < 0)
-		goto out;
+	/* A name is at most 253 characters: it fits. */
+	if (ret == 1 && (!span_copy(name, sizeof(name), host) ||
+			 resolve(name, port, &peer->endpoint) < 0))
+		return false;
 	peer->flags |= CONFIG_PEER_HAS_ENDPOINT;
-	ok = true;
-out:
-	free(copy);
-	return ok;
+	return true;
 }
 
-/* One entry of an allowed-ips list: ip[/cidr], with wg's messages. */
-static bool parse_prefix(struct config_allowedip *aip, char *entry)
+/* One entry of an allowed-ips list: ip[/cidr] (span_prefix(), as a file's
+ * AllowedIPs), host bits cleared, with wg's two messages. */
+static bool parse_prefix(struct config_allowedip *aip, const char *entry)
 {
-	char *slash = strchr(entry, '/');
-	unsigned long cidr;
-	unsigned int max;
+	const char *slash = strchr(entry, '/');
+	struct span s = span_of(entry);
 
 	memset(aip, 0, sizeof(*aip));
+	aip->family = (uint8_t)span_prefix(s, false, aip->addr, &aip->cidr);
+	if (aip->family != AF_UNSPEC) {
+		/* The daemon clears host bits anyway (kernel and wireguard-go
+		 * do too); the model keeps prefixes canonical. */
+		config_allowedip_mask(aip);
+		return true;
+	}
+	/* The address alone, or the whole entry when only its length is bad. */
 	if (slash)
-		*slash = '\0';
-	aip->family = strchr(entry, ':') ? AF_INET6 : AF_INET;
-	if (inet_pton(aip->family, entry, aip->addr) != 1) {
-		fprintf(stderr, "Unable to parse IP address: `%s'\n", entry);
-		return false;
-	}
-	max = aip->family == AF_INET6 ? 128 : 32;
-	cidr = max;
-	if (slash && !parse_number(slash + 1, max, false, &cidr)) {
-		*slash = '/';
+		s.len = (size_t)(slash - entry);
+	if (span_prefix(s, false, aip->addr, &aip->cidr) == AF_UNSPEC)
+		fprintf(stderr, "Unable to parse IP address: `%.*s'\n", (int)s.len, entry);
+	else
 		fprintf(stderr, "AllowedIP is not in the correct format: `%s'\n", entry);
-		return false;
-	}
-	aip->cidr = (uint8_t)cidr;
-	/* The daemon clears host bits anyway (kernel and wireguard-go do
-	 * too); the model keeps prefixes canonical. */
-	config_allowedip_mask(aip);
-	return true;
+	return false;
 }
 
 /*
@@ -428,23 +401,6 @@ static int key_cmp(const void *a, const void *b)
 	return memcmp(*(const uint8_t *const *)a, *(const uint8_t *const *)b, CONFIG_KEY_LEN);
 }
 
-/* Appends a copy of *p (its allowed IPs too) to dev. */
-static int copy_peer(struct config_device *dev, const struct config_peer *p)
-{
-	struct config_peer *q = config_device_add_peer(dev, p->public_key);
-
-	if (!q)
-		return -ENOMEM;
-	q->flags = p->flags;
-	memcpy(q->preshared_key, p->preshared_key, CONFIG_KEY_LEN);
-	q->endpoint = p->endpoint;
-	q->persistent_keepalive = p->persistent_keepalive;
-	for (size_t i = 0; i < p->allowedips_len; i++)
-		if (config_peer_add_allowedip(q, &p->allowedips[i]) < 0)
-			return -ENOMEM;
-	return 0;
-}
-
 /*
  * syncconf, as wg makes it: the file's configuration without
  * replace_peers (so unchanged peers keep their sessions), preceded by a
@@ -497,24 +453,18 @@ static int sync_conf(const char *ifname, struct config_device *file, struct conf
 	}
 	for (size_t i = 0; i < file->peers_len; i++) {
 		struct config_peer *f = &file->peers[i];
+		const struct config_peer *r = config_device_find_peer(&run, f->public_key);
 
-		for (size_t j = 0; j < run.peers_len; j++) {
-			const struct config_peer *r = &run.peers[j];
-
-			if (memcmp(r->public_key, f->public_key, CONFIG_KEY_LEN) != 0)
-				continue;
-			if ((r->flags & CONFIG_PEER_HAS_PRESHARED_KEY) &&
-			    !(f->flags & CONFIG_PEER_HAS_PRESHARED_KEY)) {
-				memset(f->preshared_key, 0, CONFIG_KEY_LEN);
-				f->flags |= CONFIG_PEER_HAS_PRESHARED_KEY;
-			}
-			if (r->persistent_keepalive && !(f->flags & CONFIG_PEER_HAS_KEEPALIVE)) {
-				f->persistent_keepalive = 0;
-				f->flags |= CONFIG_PEER_HAS_KEEPALIVE;
-			}
-			break;
+		if (r && (r->flags & CONFIG_PEER_HAS_PRESHARED_KEY) &&
+		    !(f->flags & CONFIG_PEER_HAS_PRESHARED_KEY)) {
+			memset(f->preshared_key, 0, CONFIG_KEY_LEN);
+			f->flags |= CONFIG_PEER_HAS_PRESHARED_KEY;
 		}
-		if (copy_peer(out, f) < 0)
+		if (r && r->persistent_keepalive && !(f->flags & CONFIG_PEER_HAS_KEEPALIVE)) {
+			f->persistent_keepalive = 0;
+			f->flags |= CONFIG_PEER_HAS_KEEPALIVE;
+		}
+		if (!config_device_add_peer_copy(out, f))
 			goto nomem;
 	}
 	ret = 0;

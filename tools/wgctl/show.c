@@ -6,7 +6,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <net/if.h>
 #include <netdb.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -83,30 +82,15 @@ static bool has_psk(const struct config_peer *p)
 	return p->flags & CONFIG_PEER_HAS_PRESHARED_KEY;
 }
 
-static bool has_endpoint(const struct config_peer *p)
-{
-	return (p->flags & CONFIG_PEER_HAS_ENDPOINT) &&
-	       (p->endpoint.addr.sa_family == AF_INET || p->endpoint.addr.sa_family == AF_INET6);
-}
-
-/* host:port or [v6]:port, the scope of a link-local address by interface
- * name: what getnameinfo() gives wg. */
+/* The endpoint as wg shows it (conffile_endpoint_text(), which showconf's
+ * printer uses too), or getnameinfo()'s error, as wg shows that. */
 static const char *endpoint_str(const union config_endpoint *ep)
 {
-	static char buf[INET6_ADDRSTRLEN + IF_NAMESIZE + 16];
-	char host[INET6_ADDRSTRLEN + IF_NAMESIZE + 2], serv[8];
-	socklen_t len = ep->addr.sa_family == AF_INET6 ? sizeof(ep->in6) : sizeof(ep->in);
-	int ret;
+	static char buf[CONFFILE_ENDPOINT_TEXT_MAX];
+	int ret = conffile_endpoint_text(buf, sizeof(buf), ep);
 
-	ret = getnameinfo(&ep->addr, len, host, sizeof(host), serv, sizeof(serv),
-			  NI_DGRAM | NI_NUMERICHOST | NI_NUMERICSERV);
-	if (ret) {
+	if (ret)
 		snprintf(buf, sizeof(buf), "%s", gai_strerror(ret));
-		return buf;
-	}
-	snprintf(buf, sizeof(buf),
-		 ep->addr.sa_family == AF_INET6 && strchr(host, ':') ? "[%s]:%s" : "%s:%s",
-		 host, serv);
 	return buf;
 }
 
@@ -274,7 +258,7 @@ static void pretty_peer(const struct config_peer *p)
 	out(T_YELLOW T_BOLD "peer" T_RESET ": " T_YELLOW "%s" T_RESET "\n", b64(p->public_key));
 	if (has_psk(p))
 		out("  " T_BOLD "preshared key" T_RESET ": %s\n", hidden_key(p->preshared_key));
-	if (has_endpoint(p))
+	if (config_peer_has_endpoint(p))
 		out("  " T_BOLD "endpoint" T_RESET ": %s\n", endpoint_str(&p->endpoint));
 	out("  " T_BOLD "allowed ips" T_RESET ": ");
 	for (size_t i = 0; i < p->allowedips_len; i++)
@@ -361,7 +345,7 @@ static void show_dump(const struct wgctl_device *dev, bool with_if)
 
 		ifprefix(dev, with_if);
 		printf("%s\t%s\t", b64(p->public_key), maybe_b64(p->preshared_key, has_psk(p)));
-		printf("%s\t", has_endpoint(p) ? endpoint_str(&p->endpoint) : "(none)");
+		printf("%s\t", config_peer_has_endpoint(p) ? endpoint_str(&p->endpoint) : "(none)");
 		print_allowedips(p, ',', '\t');
 		printf("%" PRId64 "\t%" PRIu64 "\t%" PRIu64 "\t", p->last_handshake_sec,
 		       p->rx_bytes, p->tx_bytes);
@@ -402,7 +386,7 @@ static void show_peer_field(const struct wgctl_device *dev, const struct config_
 		printf("\t%s\n", maybe_b64(p->preshared_key, has_psk(p)));
 		break;
 	case F_ENDPOINTS:
-		printf("\t%s\n", has_endpoint(p) ? endpoint_str(&p->endpoint) : "(none)");
+		printf("\t%s\n", config_peer_has_endpoint(p) ? endpoint_str(&p->endpoint) : "(none)");
 		break;
 	case F_ALLOWED_IPS:
 		putchar('\t');
@@ -495,7 +479,7 @@ static void json_peer(const struct config_peer *p)
 	printf(", ");
 	json_key_or_null("preshared_key", p->preshared_key, has_psk(p));
 	printf(", \"endpoint\": ");
-	if (has_endpoint(p))
+	if (config_peer_has_endpoint(p))
 		json_str(endpoint_str(&p->endpoint));
 	else
 		printf("null");
