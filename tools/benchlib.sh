@@ -64,11 +64,11 @@ bench_thread_ticks() {
 # strings), "NAME TICKS" for each thread over the interval, busiest first.
 # A thread that started in between counts from zero.
 bench_thread_delta() {
-	awk 'NR == FNR { b[$1] = $3; next } { print $2, $3 - ($1 in b ? b[$1] : 0) }' \
+	awk 'NR == FNR { b[$1] = $3; next } { printf "%s %.0f\n", $2, $3 - ($1 in b ? b[$1] : 0) }' \
 		<(printf '%s\n' "$1") <(printf '%s\n' "$2") | sort -k2,2nr
 }
 
 # bench_cpu_busy: clock ticks the whole machine spent busy so far (user,
 # nice, system, irq, softirq of /proc/stat's cpu line; not idle, iowait or
 # steal).
-bench_cpu_busy() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat; }
+bench_cpu_busy() { awk '$1 == "cpu" { printf "%.0f\n", $2 + $3 + $4 + $7 + $8; exit }' /proc/stat; }
