@@ -7,6 +7,8 @@
 #include "crypto/bytes.h"
 #include "crypto/util.h"
 
+#include <string.h>
+
 /* "expand 32-byte k" as four little-endian words (RFC 8439 §2.3). */
 #define CHACHA20_C0 0x61707865u
 #define CHACHA20_C1 0x3320646eu
@@ -194,9 +196,24 @@ chacha20_v4_blocks(uint8_t *dst, const uint8_t *src, const uint32_t s[16])
 #define CHACHA20_TAIL_SIZE CHACHA20_BLOCK_SIZE
 #endif /* vectors */
 
-void chacha20_block(uint8_t out[CHACHA20_BLOCK_SIZE], const uint32_t state[16])
+WGD_OUT_OF_LINE void chacha20_block(uint8_t out[CHACHA20_BLOCK_SIZE], const uint32_t state[16])
 {
+#if defined(WGD_ASM_MIPS32R2)
+	/*
+	 * The assembly core's keystream over zeros (on a copy of the state,
+	 * whose counter it advances): the C rounds are then not in a MIPS
+	 * executable at all, 760-888 bytes of a router's flash, for about 50
+	 * more instructions per block (the copies), once per packet.
+	 */
+	uint32_t s[16];
+
+	memcpy(s, state, sizeof(s));
+	memset(out, 0, CHACHA20_BLOCK_SIZE);
+	chacha20_mips_xor(out, out, CHACHA20_BLOCK_SIZE, s);
+	crypto_wipe(s, sizeof(s));
+#else
 	chacha20_do_block(out, NULL, state);
+#endif
 }
 
 void chacha20_generic_xor(uint8_t *dst, const uint8_t *src, size_t len, uint32_t state[16])
@@ -266,26 +283,24 @@ void chacha20_clear(struct chacha20_ctx *ctx)
 /*
  * HChaCha20 (draft-irtf-cfrg-xchacha §2.2): the ChaCha20 state with the
  * 16-byte nonce in words 12..15, 20 rounds, and no final addition of the
- * input; the output is words 0..3 and 12..15.
+ * input; the output is words 0..3 and 12..15.  Computed as a ChaCha20 block
+ * (whose first nonce word is the block counter) with the input subtracted
+ * again from those eight words, mod 2^32: one copy of the rounds in the
+ * executable instead of two (HChaCha20 runs once per cookie reply; the
+ * copy cost a router's build about 600 bytes).
  */
 void hchacha20(uint8_t out[HCHACHA20_OUT_SIZE], const uint8_t nonce[HCHACHA20_NONCE_SIZE],
 	       const uint8_t key[CHACHA20_KEY_SIZE])
 {
-	uint32_t x0 = CHACHA20_C0, x1 = CHACHA20_C1, x2 = CHACHA20_C2, x3 = CHACHA20_C3;
-	uint32_t x4 = le32_load(key + 0), x5 = le32_load(key + 4);
-	uint32_t x6 = le32_load(key + 8), x7 = le32_load(key + 12);
-	uint32_t x8 = le32_load(key + 16), x9 = le32_load(key + 20);
-	uint32_t x10 = le32_load(key + 24), x11 = le32_load(key + 28);
-	uint32_t x12 = le32_load(nonce + 0), x13 = le32_load(nonce + 4);
-	uint32_t x14 = le32_load(nonce + 8), x15 = le32_load(nonce + 12);
+	static const uint8_t words[8] = { 0, 1, 2, 3, 12, 13, 14, 15 };
+	struct chacha20_ctx ctx;
+	uint8_t block[CHACHA20_BLOCK_SIZE];
+	int i;
 
-	CHACHA20_ROUNDS(rol32, x);
-	le32_store(out + 0, x0);
-	le32_store(out + 4, x1);
-	le32_store(out + 8, x2);
-	le32_store(out + 12, x3);
-	le32_store(out + 16, x12);
-	le32_store(out + 20, x13);
-	le32_store(out + 24, x14);
-	le32_store(out + 28, x15);
+	chacha20_init(&ctx, key, nonce + 4, le32_load(nonce));
+	chacha20_block(block, ctx.state);
+	for (i = 0; i < 8; i++)
+		le32_store(out + 4 * i, le32_load(block + 4 * words[i]) - ctx.state[words[i]]);
+	crypto_wipe(block, sizeof(block));
+	chacha20_clear(&ctx);
 }

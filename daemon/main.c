@@ -40,12 +40,14 @@
 #include "daemon/base/loop.h"
 #include "daemon/base/notify.h"
 #include "daemon/base/privdrop.h"
+#include "daemon/base/privsep.h"
 #include "daemon/base/workers.h"
 #include "daemon/bringup/bringup.h"
 #include "daemon/config/uapi.h"
 #include "daemon/control/control.h"
 #include "daemon/host/host.h"
 #include "daemon/host/tun.h"
+#include "daemon/monitor/monitor.h"
 
 #ifndef WGD_VERSION
 #define WGD_VERSION "unknown"
@@ -281,18 +283,6 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return ret;
 }
 
-static int write_pid_file(const char *path)
-{
-	FILE *f = fopen(path, "we");
-
-	if (!f)
-		return -errno;
-	fprintf(f, "%ld\n", (long)getpid());
-	if (fclose(f) != 0)
-		return -errno;
-	return 0;
-}
-
 /*
  * The launcher's side of the fork: waits for the child's report.  The child
  * writes one byte 0 when ready, or a message; EOF without either means it
@@ -344,26 +334,22 @@ static void detach_stdio(void)
 }
 
 /*
- * Changes to the unprivileged user once everything that needs root is set
- * up; p has the file's needs (file_access, root_hooks) filled in.  The
- * listen port decides whether CAP_NET_BIND_SERVICE stays.
+ * The privileged monitor, started before anything is served: it reads the
+ * file (its hooks and DNS), writes the pid file, and does what needs root.
  */
-static int drop_privileges(const struct options *o, struct host *host, struct privdrop_opts *p,
-			   char *msg, size_t msglen)
+static int start_monitor(const struct options *o, struct control *control, struct bringup *b,
+			 char *msg, size_t msglen)
 {
-	struct config_device cfg;
-	int ret;
+	const struct privsep_config c = {
+		.ifname = o->ifname,
+		.socket_path = control_path(control),
+		.pid_file = o->pid_file,
+		.config_path = b ? bringup_path(b) : NULL,
+		.foreground = o->foreground,
+		.log_level = o->log_level,
+	};
 
-	p->user = o->user;
-	p->user_given = o->user != NULL;
-	config_device_init(&cfg);
-	if (host_config_read(host, &cfg) == 0)
-		p->port = cfg.listen_port;
-	config_device_clear(&cfg);
-	ret = privdrop_apply(p, msg, msglen);
-	if (ret == 0)
-		log_info("%s", msg);
-	return ret;
+	return privsep_start(&c, msg, msglen);
 }
 
 /* The threads by default: one (see doc/performance.md, "Threads"). */
@@ -392,34 +378,35 @@ static void start_workers(const struct options *o, struct host *host)
 static int serve(const struct options *o, struct host *host, struct tun *tun,
 		 struct control *control, struct bringup *b, int report_fd)
 {
-	struct privdrop_opts drop = { 0 };
-	enum { SET_UP_HOST, SET_UP_PID_FILE, SET_UP_BRINGUP } done = SET_UP_HOST;
+	const struct privdrop_opts drop = { .user = o->user, .user_given = o->user != NULL };
+	enum { SET_UP_HOST, SET_UP_MONITOR, SET_UP_BRINGUP } done = SET_UP_HOST;
 	char msg[300];
 	int ret;
 
-	/* From here on the host owns tun and control; host_stop frees them. */
+	/* From here on the host owns tun and control; host_stop frees them.
+	 * Nothing is served before host_run(), but while a hook runs. */
 	ret = host_start(host, tun, control, msg, sizeof(msg));
 	if (ret < 0)
 		goto fail;
-	if (o->pid_file && (ret = write_pid_file(o->pid_file)) < 0) {
-		snprintf(msg, sizeof(msg), "cannot write %s: %s", o->pid_file, strerror(-ret));
+	ret = start_monitor(o, control, b, msg, sizeof(msg));
+	if (ret < 0)
 		goto fail;
-	}
-	done = SET_UP_PID_FILE;
+	done = SET_UP_MONITOR;
+	privsep_attach(host_loop(host));
 	if (b && (ret = bringup_start(b, host, msg, sizeof(msg))) < 0)
 		goto fail;
 	done = SET_UP_BRINGUP;
-	drop.file_access = b != NULL;
-	drop.save_config = b && bringup_saves_config(b);
-	drop.root_hooks = b && bringup_root_at_stop(b);
-	drop.run_dir = control_dir(control);
-	ret = drop_privileges(o, host, &drop, msg, sizeof(msg));
+	ret = privdrop_apply(&drop, msg, sizeof(msg));
 	if (ret < 0)
 		goto fail;
+	/* Threads, from here on only: they share the drop. */
 	start_workers(o, host);
+	if (b)
+		bringup_serve(b);
 	log_info("serving %s on control socket %s", o->ifname, control_path(control));
 	report(report_fd, NULL);
 	notify_state("READY=1");
+	privsep_ready(report_fd >= 0);
 	if (report_fd >= 0)
 		detach_stdio();
 	ret = host_run(host);
@@ -430,12 +417,11 @@ fail:
 stop:
 	if (b && done == SET_UP_BRINGUP)
 		bringup_stop(b);
+	privsep_detach();
 	host_stop(host);
-	if (o->pid_file && done >= SET_UP_PID_FILE) {
-		privdrop_file_begin();
-		unlink(o->pid_file);
-		privdrop_file_end();
-	}
+	if (done >= SET_UP_MONITOR && o->pid_file)
+		privsep_unlink_pid_file();
+	privsep_stop();
 	return ret < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
@@ -498,6 +484,9 @@ int main(int argc, char **argv)
 	struct options o;
 	int ret;
 
+	/* The privileged monitor: the daemon runs its binary again (privsep.h). */
+	if (argc == 3 && !strcmp(argv[1], PRIVSEP_MONITOR_ARG))
+		return monitor_main();
 	ret = parse_options(argc, argv, &o);
 	if (ret)
 		return ret > 0 ? EXIT_SUCCESS : EXIT_FAILURE;

@@ -6,7 +6,7 @@ Usage: layers.py SRCROOT
 
   - daemon/ holds main.c and one folder per layer, nothing else;
   - no file includes a header of a layer above its own, lowest first:
-      crypto < core < base < config < datapath < control < host < bringup < main
+      crypto < core < base < config < monitor < datapath < control < host < bringup < main
     (an inline helper can only be called where its header is included, so
     this also sees the calls that the objects' symbols cannot);
   - inside the data path, the files' own order (STYLE.md principle 17):
@@ -22,7 +22,7 @@ import os
 import re
 import sys
 
-LAYERS = ["crypto", "core", "base", "config", "datapath", "control", "host", "bringup", "main"]
+LAYERS = ["crypto", "core", "base", "config", "monitor", "datapath", "control", "host", "bringup", "main"]
 DATAPATH_RANK = {
     "device": 0, "receive": 1, "expiry": 1, "device_config": 1,
     "send": 2, "peer": 3, "state": 4, "crypt": 4,

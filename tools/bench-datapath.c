@@ -50,7 +50,7 @@
 #define BENCH_NOW 1000000000000ull	/* boot time: 1000 s, never moving */
 #define BENCH_SP_PAYLOAD 64860		/* 47 x 1380 */
 #define BENCH_MSS 1380
-#define BENCH_KEEP_MAX (96u << 20)	/* what A may keep for B */
+#define BENCH_KEEP_MAX (160u << 20)	/* what A may keep for B */
 #define BENCH_MAX_THREADS 8
 
 struct bdev {
@@ -388,7 +388,7 @@ static const char *const series_name[NSERIES] = {
 /* One round of series s; returns its inner bytes per second (or packets for small). */
 static double b_round(enum series s)
 {
-	unsigned int n = s == SEAL_TSO || s == OPEN_GRO ? 1000 : 20000;
+	unsigned int n = s == SEAL_TSO || s == OPEN_GRO ? 1500 : 30000;
 	bool tso = s == SEAL_TSO || s == OPEN_GRO;
 	double t0, t;
 

@@ -1,33 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Privilege drop: once the TUN device, the UDP sockets, netlink and the
- * control socket are set up, the daemon changes to an unprivileged user and
- * keeps only the capabilities its running work needs (issue 10):
- * CAP_NET_ADMIN for routes, rules and rebinding with a fwmark,
- * CAP_NET_BIND_SERVICE only for a listen port below 1024, and CAP_DAC_OVERRIDE
- * in the permitted set only, raised around file operations that need it.
+ * control socket are set up (and a file's bring-up done), the daemon changes
+ * to an unprivileged user and keeps CAP_NET_ADMIN alone, in every set
+ * (effective, permitted, bounding; nothing inheritable or ambient), with
+ * no-new-privileges: for routes, addresses and rules (a reload, the
+ * teardown), SO_MARK and the socket buffers.  What still needs root is the
+ * privileged monitor's (daemon/base/privsep.h).
+ *
+ * The drop acts on the calling thread (capset, prctl): it refuses to run
+ * when another thread exists, and threads are made after it.
  */
 #ifndef WGD_PRIVDROP_H
 #define WGD_PRIVDROP_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 
 struct privdrop_opts {
-	const char *user;	/* NULL: the dedicated user "wgd" when it exists, else no change */
-	bool user_given;	/* --user was given */
-	uint16_t port;		/* listen port: CAP_NET_BIND_SERVICE kept only when 0 < port < 1024 */
-	bool file_access;	/* a config file will be re-read / written (reload, SaveConfig) */
-	bool save_config;	/* SaveConfig: CAP_CHOWN too, to give the rewritten file its owner back */
-	bool root_hooks;	/* the file has PreDown/PostDown/DNS: without --user, do not drop (log why) */
-	const char *run_dir;	/* the control socket's directory, whose file is removed at exit */
+	const char *user;	/* NULL: the dedicated user "wgd"; without one, root (a warning) */
+	bool user_given;	/* --user was given: an unknown user is an error */
 };
 
-/* 0 with what was done/kept in msg, or -errno with the reason in msg. */
+/* Drops, and logs what was done or why nothing was (a warning when root is
+ * kept without being asked for); 0, or -errno with the reason in msg. */
 int privdrop_apply(const struct privdrop_opts *o, char *msg, size_t msglen);
-/* Raise the kept file capability around a config read/write and a socket unlink. */
-void privdrop_file_begin(void);
-void privdrop_file_end(void);
 
 #endif

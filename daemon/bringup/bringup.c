@@ -24,7 +24,7 @@
 #include "daemon/base/log.h"
 #include "daemon/base/loop.h"
 #include "daemon/base/notify.h"
-#include "daemon/base/privdrop.h"
+#include "daemon/base/privsep.h"
 #include "daemon/bringup/confdiff.h"
 #include "daemon/bringup/dnsnames.h"
 #include "daemon/bringup/netcfg.h"
@@ -38,163 +38,42 @@ struct bringup {
 	struct host *host;
 	struct netcfg *nc;
 	struct dnsnames *dn;
-	bool dns_set;		/* resolvconf -a succeeded: -d at stop */
-	/* "tun.IFNAME": the record name wg-quick uses (resolvconf's interface order) */
-	char dns_rec[IFNAMSIZ + 8];
+	/* A reload's DNS job is out (privsep_job); another is wanted after it. */
+	bool dns_busy, dns_again;
+	bool stopping;
 };
 
-/* ---- child processes: hooks and resolvconf ---- */
-
-struct bringup_child {
-	struct loop_fd h;	/* the child's pidfd */
-	struct loop *loop;
-	bool exited;
-};
-
-static void bringup_child_exited(struct loop_fd *h, uint32_t revents)
-{
-	struct bringup_child *c = container_of(h, struct bringup_child, h);
-
-	(void)revents;
-	c->exited = true;
-	loop_stop(c->loop);
-}
+/* ---- hooks and resolvconf: the privileged monitor's jobs ---- */
 
 /*
- * Serves the loop until the child pid exits, so that a hook may talk to
- * its own interface (PostUp = wg set %i ..., PreDown = wg showconf %i):
- * the control socket answers meanwhile.  -EINTR if something else stopped
- * the loop first (a signal, the link's deletion): the caller then waits
- * without serving.  Not called from a loop callback (start and stop only).
- */
-static int bringup_serve_until_exit(struct loop *l, pid_t pid)
-{
-	struct bringup_child c = { .loop = l };
-	int fd = (int)syscall(SYS_pidfd_open, pid, 0), ret;
-
-	if (fd < 0)
-		return -errno;	/* a kernel before 5.3: waited for without serving */
-	ret = loop_add(l, &c.h, fd, EPOLLIN, bringup_child_exited);
-	if (!ret) {
-		ret = loop_run(l);
-		loop_remove(l, &c.h);
-		if (!ret && !c.exited)
-			ret = -EINTR;
-	}
-	close(fd);
-	return ret;
-}
-
-/*
- * Runs argv (searched in PATH) with the daemon's descriptors, input (if
- * not NULL) on its standard input, and waits for it, serving loop l
- * meanwhile if not NULL.  The child gets the signals the host blocks
- * (SIGTERM, SIGINT, SIGHUP go to a signalfd) and SIGPIPE back to their
- * defaults.  Its exit status, 128 + a signal that killed it, or -errno when
- * it could not be started (-ENOENT: not found); *stopped (if l) tells
- * whether the loop was stopped by something else meanwhile.
- */
-static int bringup_run(char *const argv[], const char *input, struct loop *l, bool *stopped)
-{
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t set;
-	int in[2] = { -1, -1 }, st, ret = 0;
-	pid_t pid;
-
-	/* The attributes copy the set: empty as the mask, then SIGPIPE's default. */
-	sigemptyset(&set);
-	posix_spawnattr_init(&attr);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	posix_spawnattr_setsigmask(&attr, &set);
-	sigaddset(&set, SIGPIPE);
-	posix_spawnattr_setsigdefault(&attr, &set);
-	posix_spawn_file_actions_init(&fa);
-	if (input) {
-		ret = pipe2(in, O_CLOEXEC) < 0 ? -errno : 0;
-		/* On failure in[0] is -1: refused, and nothing is spawned. */
-		posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
-	}
-	if (!ret)
-		ret = -posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	if (in[0] >= 0) {
-		close(in[0]);
-		/* A few hundred bytes: the pipe holds them without blocking. */
-		if (!ret && write(in[1], input, strlen(input)) < 0)
-			log_error("writing to %s: %s", argv[0], strerror(errno));
-		close(in[1]);
-	}
-	if (!ret && l)
-		*stopped = bringup_serve_until_exit(l, pid) == -EINTR;
-	while (!ret && waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (!ret)
-		ret = WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
-	return ret;
-}
-
-/* cmd with every "%i" replaced by ifname; NULL if out of memory. */
-static char *bringup_expand(const char *cmd, const char *ifname)
-{
-	size_t n = 0, len = strlen(ifname);
-	const char *p;
-	char *out, *o;
-
-	for (p = cmd; (p = strstr(p, "%i")); p += 2)
-		n++;
-	out = malloc(strlen(cmd) + n * len + 1);
-	if (!out)
-		return NULL;
-	for (o = out; *cmd; ) {
-		if (cmd[0] == '%' && cmd[1] == 'i') {
-			memcpy(o, ifname, len);
-			o += len;
-			cmd += 2;
-		} else {
-			*o++ = *cmd++;
-		}
-	}
-	*o = '\0';
-	return out;
-}
-
-/*
- * The hooks of one kind in file order; stops at the first that fails.
- * 0, or -EIO / -ENOMEM with the hook named in err; -EINTR when the loop was
- * stopped during PreUp or PostUp (a signal: the start fails; at stop it is
- * the stop going on).
+ * The hooks of one kind in file order; stops at the first that fails.  The
+ * monitor runs each as root from its own copy of the file, named here by
+ * kind and index (daemon/base/privsep.h), while the loop serves (a hook may
+ * run wg(8) on %i).  0, or -EIO / -EPIPE with the hook named in err;
+ * -EINTR when the loop was stopped during PreUp or PostUp (a signal: the
+ * start fails; at stop it is the stop going on).
  */
 static int bringup_hooks(struct bringup *b, const struct conffile *cf, enum conffile_hook which,
 			 char *err, size_t errlen)
 {
-	char *argv[4] = { "/bin/sh", "-c", NULL, NULL };
 	const char *name = conffile_hook_key(which);
 	bool stopped = false;
 	int st, ret = 0;
 
 	for (size_t i = 0; !ret && i < cf->hooks_len[which]; i++) {
-		argv[2] = bringup_expand(cf->hooks[which][i], host_ifname(b->host));
-		if (!argv[2]) {
-			snprintf(err, errlen, "%s: out of memory", name);
-			return -ENOMEM;
-		}
-		log_info("%s: %s", name, argv[2]);
-		st = bringup_run(argv, NULL, host_loop(b->host), &stopped);
+		const char *cmd = cf->hooks[which][i];
+
+		st = privsep_job_wait(PRIVSEP_RUN_HOOK, which, (uint32_t)i, host_loop(b->host), &stopped);
 		if (!st && stopped && (which == CONFFILE_PRE_UP || which == CONFFILE_POST_UP)) {
-			snprintf(err, errlen, "%s '%s': stopped meanwhile", name, argv[2]);
+			snprintf(err, errlen, "%s '%s': stopped meanwhile", name, cmd);
 			ret = -EINTR;
 		} else if (st < 0) {
-			snprintf(err, errlen, "%s '%s': cannot run /bin/sh: %s", name, argv[2],
-				 strerror(-st));
+			snprintf(err, errlen, "%s '%s': cannot run /bin/sh: %s", name, cmd, strerror(-st));
 			ret = -EIO;
 		} else if (st) {
-			snprintf(err, errlen, "%s '%s' failed with status %d", name, argv[2], st);
+			snprintf(err, errlen, "%s '%s' failed with status %d", name, cmd, st);
 			ret = -EIO;
 		}
-		free(argv[2]);
 	}
 	return ret;
 }
@@ -220,82 +99,75 @@ static bool bringup_dns_equal(const struct conffile *a, const struct conffile *b
 	return true;
 }
 
-static bool bringup_is_addr(const char *s)
+/* A DNS job's outcome (st: resolvconf's status, or -errno) for the log;
+ * -EIO with err set when it failed. */
+static int bringup_dns_result(struct bringup *b, int st, char *err, size_t errlen)
 {
-	uint8_t a[16];
-
-	return inet_pton(AF_INET, s, a) == 1 || inet_pton(AF_INET6, s, a) == 1;
-}
-
-/*
- * resolvconf's input: a "nameserver" line per address, one "search" line
- * with every other entry (a domain), as wg-quick writes them.
- */
-static char *bringup_dns_text(const struct conffile *cf)
-{
-	size_t cap = 16, len = 0, n = 0;
-	char *t;
-
-	for (size_t i = 0; i < cf->dns_len; i++)
-		cap += strlen(cf->dns[i]) + 12;
-	t = malloc(cap);
-	if (!t)
-		return NULL;
-	/* Pass 0: the addresses; pass 1: the domains. */
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < cf->dns_len; i++)
-			if (bringup_is_addr(cf->dns[i]) != pass)
-				len += (size_t)snprintf(t + len, cap - len, "%s%s%s",
-							!pass ? "nameserver " : n++ ? " " : "search ",
-							cf->dns[i], pass ? "" : "\n");
-	if (n)
-		t[len++] = '\n';
-	t[len] = '\0';
-	return t;
-}
-
-static void bringup_dns_remove(struct bringup *b)
-{
-	char *del[] = { "resolvconf", "-d", b->dns_rec, "-f", NULL };
-	int st;
-
-	if (!b->dns_set)
-		return;
-	st = bringup_run(del, NULL, NULL, NULL);
-	if (st)
-		log_error("resolvconf -d %s failed (%d)", b->dns_rec, st);
-	b->dns_set = false;
-}
-
-/* Sets (or, with no DNS in cf, removes) the record; 0 or -errno with err. */
-static int bringup_dns_apply(struct bringup *b, const struct conffile *cf, char *err, size_t errlen)
-{
-	char *add[] = { "resolvconf", "-a", b->dns_rec, "-m", "0", "-x", NULL }, *text;
-	int st;
-
-	if (!cf->dns_len) {
-		bringup_dns_remove(b);
-		return 0;
-	}
-	snprintf(b->dns_rec, sizeof(b->dns_rec), "tun.%s", host_ifname(b->host));
-	text = bringup_dns_text(cf);
-	if (!text) {
-		snprintf(err, errlen, "DNS: out of memory");
-		return -ENOMEM;
-	}
-	st = bringup_run(add, text, NULL, NULL);
-	free(text);
 	if (st == -ENOENT) {
 		log_error("warning: resolvconf is not installed (not in PATH): the DNS servers of "
 			  "%s are not set", b->path);
 		return 0;
 	}
-	if (st) {
-		snprintf(err, errlen, "resolvconf -a %s failed (%d)", b->dns_rec, st);
-		return -EIO;
-	}
-	b->dns_set = true;
-	return 0;
+	if (!st)
+		return 0;
+	if (st < 0)
+		snprintf(err, errlen, "resolvconf for tun.%s: %s", host_ifname(b->host), strerror(-st));
+	else
+		snprintf(err, errlen, "resolvconf for tun.%s failed (%d)", host_ifname(b->host), st);
+	return -EIO;
+}
+
+/* At start: the file's DNS set, waited for. */
+static int bringup_dns_start(struct bringup *b, char *err, size_t errlen)
+{
+	if (!b->cf.dns_len)
+		return 0;
+	return bringup_dns_result(b, privsep_job_wait(PRIVSEP_DNS_APPLY, 0, 0, host_loop(b->host), NULL),
+				  err, errlen);
+}
+
+static void bringup_dns_kick(struct bringup *b);
+
+static void bringup_dns_done(void *ctx, int st)
+{
+	struct bringup *b = ctx;
+	char err[128];
+
+	b->dns_busy = false;
+	if (bringup_dns_result(b, st, err, sizeof(err)) < 0)
+		log_error("reload: %s", err);
+	if (b->dns_again && !b->stopping)
+		bringup_dns_kick(b);
+}
+
+/*
+ * A reload changed DNS: resolvconf runs in the monitor while the loop goes
+ * on (it may take seconds; traffic must not wait for it).  One job at a
+ * time; the monitor applies the file as it read it last, so a later change
+ * during a job needs one more job after it, and no more.
+ */
+static void bringup_dns_kick(struct bringup *b)
+{
+	int ret;
+
+	b->dns_again = b->dns_busy;
+	if (b->dns_busy)
+		return;
+	ret = privsep_job(PRIVSEP_DNS_APPLY, 0, 0, bringup_dns_done, b);
+	if (ret < 0)
+		log_error("reload: cannot set the DNS servers: %s", strerror(-ret));
+	b->dns_busy = ret == 0;
+}
+
+/* At stop: removed, waited for (after a reload's job still out). */
+static void bringup_dns_remove(struct bringup *b)
+{
+	char err[128];
+
+	b->stopping = true;
+	if (bringup_dns_result(b, privsep_job_wait(PRIVSEP_DNS_REMOVE, 0, 0, NULL, NULL), err,
+			       sizeof(err)) < 0)
+		log_error("%s", err);
 }
 
 /* ---- addresses, routes, rules and the fwmark they need ---- */
@@ -326,65 +198,94 @@ static int bringup_netcfg(struct bringup *b, const struct conffile *cf, char *er
 
 /* ---- SaveConfig ---- */
 
+/* cf in fmt appended to the memfd fd, through a buffer that is wiped (it
+ * may hold the private key); 0 or -errno. */
+static int bringup_print(int fd, const struct conffile *cf, enum conffile_format fmt)
+{
+	char buf[4096];
+	int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0), ret;
+	FILE *f = dup_fd < 0 ? NULL : fdopen(dup_fd, "w");
+
+	if (!f) {
+		ret = -errno;
+		if (dup_fd >= 0)
+			close(dup_fd);
+		return ret;
+	}
+	setvbuf(f, buf, _IOFBF, sizeof(buf));
+	ret = conffile_print(f, cf, fmt);
+	if (fclose(f) && !ret)
+		ret = -errno;
+	crypto_wipe(buf, sizeof(buf));
+	return ret;
+}
+
 /*
- * The device's state as wg showconf prints it plus the file's wg-quick
- * keys, written as wg-quick's SaveConfig does, but atomically: a temporary
- * file (0600) beside it, given the old file's owner and group, then
- * rename().  After a privilege drop the temporary file is created by the
- * unprivileged user; left so, the user could write the hooks that root runs
- * at the next start.
+ * The device's state as wg showconf prints it, in a memfd (never a file
+ * on disk), handed to the privileged monitor, which joins it to root's own
+ * wg-quick keys and writes the file as wg-quick's SaveConfig does, but
+ * atomically, keeping its owner (daemon/monitor/monitor.h).  The daemon
+ * itself can no longer write the file, nor any hook into it.
  */
 static int bringup_save(struct bringup *b)
 {
-	struct conffile snap = b->cf;	/* the wg-quick keys, borrowed */
-	struct stat old;
-	char *tmp;
-	FILE *f;
+	struct conffile snap;
+	char err[PRIVSEP_ERR_LEN];
+	off_t len = 0;
 	int fd, ret;
 
-	config_device_init(&snap.dev);
-	snap.peers = NULL;
-	ret = host_config_read(b->host, &snap.dev);
-	if (ret < 0)
-		goto out;
-	if (asprintf(&tmp, "%s.XXXXXX", b->path) < 0) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	privdrop_file_begin();
-	fd = mkostemp(tmp, O_CLOEXEC);	/* mode 0600 */
-	f = fd < 0 ? NULL : fdopen(fd, "w");
-	if (!f) {
+	conffile_init(&snap);
+	fd = privsep_memfd("", 0);
+	ret = fd < 0 ? fd : host_config_read(b->host, &snap.dev);
+	if (!ret)
+		ret = bringup_print(fd, &snap, CONFFILE_WG);
+	conffile_clear(&snap);
+	if (!ret && (len = lseek(fd, 0, SEEK_END)) < 0)
 		ret = -errno;
-		if (fd >= 0)
-			close(fd);
-	} else {
-		ret = 0;
-		if (stat(b->path, &old) == 0 && fchown(fd, old.st_uid, old.st_gid) < 0)
-			ret = -errno;
-		if (!ret)
-			ret = conffile_print(f, &snap, CONFFILE_QUICK);
-		if (!ret && (fflush(f) || fsync(fd) < 0))
-			ret = -errno;
-		if (fclose(f) && !ret)
-			ret = -errno;
-		if (!ret && rename(tmp, b->path) < 0)
-			ret = -errno;
+	if (!ret)
+		ret = privsep_save_config(fd, (size_t)len, err, sizeof(err));
+	else
+		snprintf(err, sizeof(err), "the device's configuration: %s", strerror(-ret));
+	if (fd >= 0) {
+		/* the pages that held the key go now, not when the monitor lets go */
+		if (ftruncate(fd, 0) < 0)
+			log_debug("SaveConfig: ftruncate: %s", strerror(errno));
+		close(fd);
 	}
-	if (ret < 0 && fd >= 0)
-		unlink(tmp);
-	privdrop_file_end();
-	free(tmp);
-out:
-	config_device_clear(&snap.dev);
 	if (ret < 0)
-		log_error("SaveConfig: cannot write %s: %s", b->path, strerror(-ret));
+		log_error("SaveConfig: %s", err);
 	else
 		log_info("SaveConfig: wrote %s", b->path);
 	return ret;
 }
 
 /* ---- reload ---- */
+
+/*
+ * The file as root reads it: the monitor reads it (the daemon may not), keeps
+ * its wg-quick keys for the hooks and DNS it runs from now on, and hands
+ * the text over; parsed here as there.  0, or -errno with err set.
+ */
+static int bringup_read(struct bringup *b, struct conffile *next, char *err, size_t errlen)
+{
+	size_t len = 0;
+	char *text = NULL;
+	int fd, ret;
+
+	ret = privsep_read_config(&fd, err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = privsep_read_text(fd, PRIVSEP_TEXT_MAX, &text, &len);
+	close(fd);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s: %s", b->path, strerror(-ret));
+		return ret;
+	}
+	ret = conffile_parse(next, b->path, text, len, CONFFILE_QUICK, err, errlen);
+	crypto_wipe(text, len);
+	free(text);
+	return ret;
+}
 
 /* Re-reads the file and applies what changed (SIGHUP). */
 static void bringup_reload_file(struct bringup *b)
@@ -397,9 +298,7 @@ static void bringup_reload_file(struct bringup *b)
 
 	conffile_init(&next);
 	config_device_init(&set);
-	privdrop_file_begin();
-	ret = conffile_load(&next, b->path, CONFFILE_QUICK, NULL, err, sizeof(err));
-	privdrop_file_end();
+	ret = bringup_read(b, &next, err, sizeof(err));
 	if (ret < 0) {
 		log_error("reload: %s; nothing changed", err);
 		return;
@@ -419,8 +318,8 @@ static void bringup_reload_file(struct bringup *b)
 		log_error("reload: %s", err);
 	if (dnsnames_update(b->dn, &next) < 0)
 		log_error("reload: cannot resolve the host names of %s", b->path);
-	if (!bringup_dns_equal(&b->cf, &next) && bringup_dns_apply(b, &next, err, sizeof(err)) < 0)
-		log_error("reload: %s", err);
+	if (!bringup_dns_equal(&b->cf, &next))
+		bringup_dns_kick(b);
 	conffile_clear(&b->cf);
 	b->cf = next;
 	crypto_wipe(&next, sizeof(next));	/* the private key, moved */
@@ -446,10 +345,38 @@ static void bringup_reload(void *ctx)
 
 /* ---- start and stop ---- */
 
+/*
+ * What wg-quick warns about, and more: the file holds the private key and
+ * names the commands root runs (hooks), so any access of other users to it
+ * (read: the key; write: the hooks) or to its directory (replacing it, or
+ * learning of it) is worth a warning.  mode is the opened file's.
+ */
+static void bringup_warn_exposed(const char *path, unsigned int mode)
+{
+	char *dir = strdup(path), *slash;
+	struct stat st;
+
+	if (mode & 077)
+		log_error("warning: %s has mode %04o: other users may %s it; it holds the private "
+			  "key and root runs its hooks (chmod 600)", path, mode,
+			  (mode & 044) && (mode & 022) ? "read and write" : (mode & 044) ? "read" :
+			  (mode & 022) ? "write" : "reach");
+	slash = dir ? strrchr(dir, '/') : NULL;
+	if (!slash)
+		goto out;
+	slash[slash == dir] = '\0';	/* the parent; "/" for a file in / */
+	if (stat(dir, &st) == 0 && (st.st_mode & 077))
+		log_error("warning: %s, the directory of %s, has mode %04o: other users may %s "
+			  "(chmod 700)", dir, path, (unsigned int)st.st_mode & 07777,
+			  (st.st_mode & 022) ? "replace the file" : "look into it");
+out:
+	free(dir);
+}
+
 int bringup_load(struct bringup **out, const char *path, char *err, size_t errlen)
 {
 	struct bringup *b = calloc(1, sizeof(*b));
-	bool exposed = false;
+	unsigned int mode = 0;
 	int ret;
 
 	if (!b) {
@@ -457,7 +384,7 @@ int bringup_load(struct bringup **out, const char *path, char *err, size_t errle
 		return -ENOMEM;
 	}
 	conffile_init(&b->cf);
-	ret = conffile_load(&b->cf, path, CONFFILE_QUICK, &exposed, err, errlen);
+	ret = conffile_load(&b->cf, path, CONFFILE_QUICK, &mode, err, errlen);
 	if (ret < 0) {
 		free(b);
 		return ret;
@@ -470,8 +397,7 @@ int bringup_load(struct bringup **out, const char *path, char *err, size_t errle
 		bringup_destroy(b);
 		return ret;
 	}
-	if (exposed)
-		log_error("warning: %s is readable by other users; it holds the private key", path);
+	bringup_warn_exposed(b->path, mode);
 	*out = b;
 	return 0;
 }
@@ -517,7 +443,7 @@ int bringup_start(struct bringup *b, struct host *h, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot resolve the endpoints' host names: %s", strerror(-ret));
 		goto fail;
 	}
-	ret = bringup_dns_apply(b, &b->cf, err, errlen);
+	ret = bringup_dns_start(b, err, errlen);
 	if (ret < 0)
 		goto fail;
 	ret = bringup_hooks(b, &b->cf, CONFFILE_POST_UP, err, errlen);
@@ -549,13 +475,15 @@ void bringup_destroy(struct bringup *b)
 	free(b);
 }
 
-bool bringup_saves_config(const struct bringup *b)
+void bringup_serve(struct bringup *b)
 {
-	return b->cf.save_config;
+	int ret = dnsnames_start(b->dn);
+
+	if (ret < 0)
+		log_error("cannot start resolving the endpoints' host names: %s", strerror(-ret));
 }
 
-bool bringup_root_at_stop(const struct bringup *b)
+const char *bringup_path(const struct bringup *b)
 {
-	return b->cf.dns_len || b->cf.hooks_len[CONFFILE_PRE_DOWN] ||
-	       b->cf.hooks_len[CONFFILE_POST_DOWN];
+	return b->path;
 }

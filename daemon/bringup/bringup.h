@@ -6,18 +6,27 @@
  *
  *   bringup_load()   before anything is created: the file parsed (a bad file
  *                    is an error "FILE:LINE: problem" and nothing exists yet);
- *                    a warning when others may read it.
+ *                    a warning when others have any access to it or to its
+ *                    directory.
  *   bringup_start()  on a started host: PreUp, the [Interface]/[Peer] model
  *                    as one set, addresses/MTU/routes/rules (netcfg) and the
  *                    fwmark they need, host-name endpoints (dnsnames), DNS
  *                    through resolvconf, PostUp; SIGHUP then reloads.  On
  *                    failure everything it made is undone.
+ *   bringup_serve()  after the privilege drop: the resolver thread may start.
  *   bringup_stop()   PreDown, SaveConfig, DNS removal, netcfg teardown,
  *                    PostDown; the host is stopped afterwards by the caller.
  *
+ * What needs root after the privilege drop is the privileged monitor's
+ * (daemon/base/privsep.h), and so, for one path, from the start: the hooks,
+ * resolvconf, SaveConfig's write and a reload's read.  The monitor runs
+ * each hook as root from the file as root read it (at its start and on a
+ * reload), named by kind and index.
+ *
  * Hooks run as /bin/sh -c COMMAND with every "%i" replaced by the interface
- * name, in file order, with the daemon's standard descriptors (the terminal
- * or journal; /dev/null once a daemonized wgd has detached); a failing
+ * name, in file order, with the daemon's standard descriptors at its start
+ * (the terminal or journal; /dev/null once a daemonized wgd has detached),
+ * as root; a failing
  * PreUp or PostUp aborts the start.  While a hook runs the loop serves
  * (control socket, packets), so that a hook may run wg(8) on %i; a signal
  * meanwhile ends the wait (and fails a start).  PreUp runs once the TUN
@@ -42,10 +51,10 @@ void bringup_stop(struct bringup *b);
 /* Frees b (after bringup_stop, or when it never started); NULL is ok. */
 void bringup_destroy(struct bringup *b);
 
-/* For the privilege drop: whether work at stop needs root (PreDown or
- * PostDown hooks, DNS removal). */
-bool bringup_root_at_stop(const struct bringup *b);
-/* Whether the file says SaveConfig = true (it is rewritten at the stop). */
-bool bringup_saves_config(const struct bringup *b);
+/* Once the privileges are dropped: the host-name endpoints' resolver thread
+ * may start (a thread made earlier would keep root's bounding set). */
+void bringup_serve(struct bringup *b);
+/* The file's absolute path, as loaded. */
+const char *bringup_path(const struct bringup *b);
 
 #endif

@@ -9,8 +9,9 @@
  * query and whether to take an answer is daemon/bringup/dnspolicy.h's.
  *
  * The thread starts with the first query (a configuration without names
- * has none), on the loop, with every signal blocked: the host reads them
- * from a signalfd.  At destroy the loop shuts its end for writing, which
+ * has none), on the loop, once dnsnames_start() has come (after the
+ * privilege drop), with every signal blocked: the host reads them from a
+ * signalfd.  At destroy the loop shuts its end for writing, which
  * ends the worker's wait for a query, and waits at most DN_STOP_WAIT_MS
  * for the worker's end to close.  A worker still inside getaddrinfo() then
  * is left to finish alone (it is detached): its answer meets a closed
@@ -67,6 +68,7 @@ struct dnsnames {
 	uint8_t out_key[CONFIG_KEY_LEN];
 	struct loop_fd ev;		/* our end of the worker's socket; fd -1: no worker */
 	struct loop_fd tick;
+	bool started;			/* dnsnames_start(): ticks may run */
 };
 
 static void *dn_work(void *arg)
@@ -319,9 +321,23 @@ int dnsnames_create(struct dnsnames **out, struct host *h)
 	return 0;
 }
 
-int dnsnames_update(struct dnsnames *dn, const struct conffile *cf)
+/*
+ * No names, or not started, no ticks.  Else the first tick at once, on the
+ * loop: the worker starts there, never before dnsnames_start(), which
+ * comes after the privilege drop.
+ */
+static int dnsnames_arm(struct dnsnames *dn)
 {
 	struct itimerspec its = { 0 };
+	bool on = dn->len && dn->started;
+
+	its.it_interval.tv_sec = on ? (time_t)dn->pol.retry_s : 0;
+	its.it_value.tv_nsec = on ? 1 : 0;
+	return timerfd_settime(dn->tick.fd, 0, &its, NULL) < 0 ? -errno : 0;
+}
+
+int dnsnames_update(struct dnsnames *dn, const struct conffile *cf)
+{
 	struct dn_name *names, *old;
 	size_t i, len = 0, text_len = 0, host_len;
 	char *text;
@@ -362,15 +378,13 @@ int dnsnames_update(struct dnsnames *dn, const struct conffile *cf)
 	free(dn->names);
 	dn->names = names;
 	dn->len = len;
-	/*
-	 * No names, no ticks.  Else the first tick at once, on the loop: the
-	 * worker starts there, after whatever the caller does before running
-	 * the loop, such as dropping privileges (a thread keeps its own
-	 * capabilities, bounding set and no_new_privs).
-	 */
-	its.it_interval.tv_sec = len ? (time_t)dn->pol.retry_s : 0;
-	its.it_value.tv_nsec = len ? 1 : 0;
-	return timerfd_settime(dn->tick.fd, 0, &its, NULL) < 0 ? -errno : 0;
+	return dnsnames_arm(dn);
+}
+
+int dnsnames_start(struct dnsnames *dn)
+{
+	dn->started = true;
+	return dnsnames_arm(dn);
 }
 
 void dnsnames_destroy(struct dnsnames *dn)

@@ -667,7 +667,7 @@ int conffile_parse(struct conffile *cf, const char *name, const char *text, size
 }
 
 int conffile_load(struct conffile *cf, const char *path, enum conffile_format fmt,
-		  bool *exposed, char *err, size_t errlen)
+		  unsigned int *mode, char *err, size_t errlen)
 {
 	/* One byte more than allowed, to see a file that is too large.  The
 	 * pages the allocator maps for it are touched only as far as read. */
@@ -682,8 +682,8 @@ int conffile_load(struct conffile *cf, const char *path, enum conffile_format fm
 		ret = buf ? -errno : -ENOMEM;
 		goto out;
 	}
-	if (exposed)
-		*exposed = st.st_mode & 044;
+	if (mode)
+		*mode = st.st_mode & 07777;
 	while (len <= CONFFILE_MAX && n != 0) {
 		n = read(fd, buf + len, CONFFILE_MAX + 1 - len);
 		if (n < 0 && errno != EINTR) {

@@ -102,12 +102,13 @@ int conffile_parse(struct conffile *cf, const char *name, const char *text, size
 
 /*
  * Reads and parses the file at path (at most 1 MiB).  -errno with "PATH:
- * reason" in err when it cannot be read.  *exposed (may be NULL) tells
- * whether users other than the owner may read it (mode & 044): the caller
- * warns, as the private key is in it.
+ * reason" in err when it cannot be read.  *mode (may be NULL) is the
+ * opened file's permission bits (st_mode & 07777), so that the caller can
+ * warn when users other than the owner have any access to it (it holds the
+ * private key, and root runs its hooks).
  */
 int conffile_load(struct conffile *cf, const char *path, enum conffile_format fmt,
-		  bool *exposed, char *err, size_t errlen);
+		  unsigned int *mode, char *err, size_t errlen);
 
 /*
  * Writes cf in fmt: for CONFFILE_WG exactly what `wg showconf` prints for

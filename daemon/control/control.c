@@ -37,7 +37,7 @@
 
 #include "crypto/util.h"
 #include "daemon/base/log.h"
-#include "daemon/base/privdrop.h"
+#include "daemon/base/privsep.h"
 #include "daemon/config/uapi.h"
 
 #define CONTROL_MAX_CLIENTS	16
@@ -92,6 +92,7 @@ struct control {
 
 	dev_t dev;		/* identity of the socket file we bound */
 	ino_t ino;
+	int path_fd;		/* O_PATH of it: its link count, where lstat() may not look */
 
 	struct control_client *clients;
 	size_t nclients;
@@ -446,13 +447,21 @@ static void control_listen_cb(struct loop_fd *h, uint32_t revents)
 
 /* ---- the socket file ---- */
 
-/* Whether the path still names the socket we bound. */
+/*
+ * Whether the path still names the socket we bound.  After the privilege
+ * drop a run directory only root may enter (WGD_RUN_DIR) cannot be looked
+ * into: then the file is ours while it has a name (link count above 0,
+ * from its O_PATH descriptor); a rename within that directory goes unseen.
+ */
 static bool control_file_is_ours(const struct control *ctl)
 {
 	struct stat st;
 
-	return lstat(ctl->path, &st) == 0 && S_ISSOCK(st.st_mode) &&
-	       st.st_dev == ctl->dev && st.st_ino == ctl->ino;
+	if (lstat(ctl->path, &st) == 0)
+		return S_ISSOCK(st.st_mode) && st.st_dev == ctl->dev && st.st_ino == ctl->ino;
+	if (errno != EACCES || ctl->path_fd < 0 || fstat(ctl->path_fd, &st) < 0)
+		return false;
+	return st.st_nlink > 0;
 }
 
 /*
@@ -474,10 +483,7 @@ static void control_inotify_cb(struct loop_fd *h, uint32_t revents)
 	}
 	if (ctl->gone)
 		return;
-	/* After a privilege drop the run directory may be root's alone. */
-	privdrop_file_begin();
 	ours = control_file_is_ours(ctl);
-	privdrop_file_end();
 	if (ours)
 		return;
 	ctl->gone = true;
@@ -581,6 +587,7 @@ static int control_bind(struct control *ctl)
 		return -errno;
 	ctl->dev = st.st_dev;
 	ctl->ino = st.st_ino;
+	ctl->path_fd = open(ctl->path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (listen(ctl->listen_fd, SOMAXCONN) < 0)
 		return -errno;
 	return 0;
@@ -599,14 +606,18 @@ static void control_free(struct control *ctl, bool unlink_file)
 		close(ctl->inotify_fd);
 	if (ctl->spare_fd >= 0)
 		close(ctl->spare_fd);
-	/* Only while the file is still ours: a newer daemon may have replaced
-	 * it, and its socket must survive our exit. */
-	if (unlink_file && ctl->listen_fd >= 0) {
-		privdrop_file_begin();
-		if (control_file_is_ours(ctl))
-			unlink(ctl->path);
-		privdrop_file_end();
-	}
+	/*
+	 * Only while the file is still ours: a newer daemon may have replaced
+	 * it, and its socket must survive our exit.  Removed before our
+	 * listener closes, so that a daemon starting meanwhile finds ours
+	 * alive.  After the privilege drop the directory is root's: the
+	 * privileged monitor removes it, with the same check.
+	 */
+	if (unlink_file && ctl->listen_fd >= 0 && privsep_unlink_socket() == -ENOTCONN &&
+	    control_file_is_ours(ctl))
+		unlink(ctl->path);
+	if (ctl->path_fd >= 0)
+		close(ctl->path_fd);
 	if (ctl->listen_fd >= 0)
 		close(ctl->listen_fd);
 	free(ctl);
@@ -624,6 +635,7 @@ int control_open(struct control **out, const char *ifname, const char *run_dir,
 		return -ENOMEM;
 	ctl->listen_fd = -1;
 	ctl->inotify_fd = -1;
+	ctl->path_fd = -1;
 	ctl->ops = ops;
 	ctl->ctx = ctx;
 	ctl->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "crypto/blake2s.h"
+#include "crypto/bytes.h"
 #include "crypto/util.h"
 #include "daemon/core/noise_keypair.h"
 
@@ -52,13 +53,20 @@ enum noise_result noise_index_insert_random(struct noise_local *l, struct noise_
 					    struct noise_remote *r, enum noise_index_kind kind)
 {
 	struct noise_index **bucket;
+	uint8_t drawn[4];
 	uint32_t id;
 	int tries;
 
 	index_remove(l, e);
 	for (tries = 0; tries < NOISE_MAX_INDEX_TRIES; tries++) {
-		if (!core_random_fill(&l->random, &id, sizeof(id)))
+		/*
+		 * Read as the wire holds it (little-endian): the index's
+		 * bytes on the wire are the bytes drawn, on either byte
+		 * order, so one seed makes the same messages everywhere.
+		 */
+		if (!core_random_fill(&l->random, drawn, sizeof(drawn)))
 			return NOISE_ERR_RANDOM;
+		id = le32_load(drawn);
 		if (noise_index_find(l, id))
 			continue;
 		bucket = index_bucket(l, id);

@@ -23,8 +23,18 @@
 #include "daemon/datapath/device.h"
 #include "daemon/datapath/state.h"
 
-/* Spins of the owner's wait for a job in flight before it asks io.relax(). */
+/*
+ * The owner's wait for a job a worker holds.  A job takes a microsecond or
+ * two, so it spins: giving the CPU away (io.relax(), sched_yield()) on a
+ * busy machine costs it a whole time slice of some other process.  Only a
+ * wait that lasts CRYPT_SPINS_STALL spins (tens of microseconds: the worker
+ * was preempted) relaxes, every CRYPT_SPINS spins; and then the owner
+ * keeps every job for the next CRYPT_BACKOFF joins: on a machine too busy
+ * to run a worker when it is needed, one thread is the faster way.
+ */
 #define CRYPT_SPINS 256
+#define CRYPT_SPINS_STALL 16384
+#define CRYPT_BACKOFF 256
 
 void crypt_init(struct crypt_queue *q)
 {
@@ -130,6 +140,36 @@ void crypt_share(struct crypt_queue *q, const struct device_io *io)
 	io->kick(io->ctx);
 }
 
+/* Waits until job seq is done (its taker holds it: one job at a time). */
+static void crypt_wait_one(struct crypt_queue *q, const struct device_io *io, uint32_t seq, unsigned int *spins)
+{
+	while (atomic_load_explicit(&crypt_job(q, seq)->state, memory_order_acquire) != CRYPT_DONE) {
+		if (++*spins < CRYPT_SPINS_STALL)
+			continue;
+		q->backoff = CRYPT_BACKOFF;
+		if (*spins % CRYPT_SPINS == 0)
+			io->relax(io->ctx);
+	}
+}
+
+void crypt_wait(struct crypt_queue *q, const struct device_io *io, uint32_t first, uint32_t end)
+{
+	uint32_t p = atomic_load_explicit(&q->published, memory_order_relaxed), i;
+	unsigned int spins = 0;
+
+	if ((int32_t)(q->joined - first) > 0)
+		first = q->joined;
+	if ((int32_t)(end - p) > 0) {
+		/* some never handed out: the owner runs the whole batch */
+		crypt_join(q, io);
+		return;
+	}
+	for (i = end; i != first; i--)
+		crypt_take(crypt_job(q, i - 1));
+	for (i = first; i != end; i++)
+		crypt_wait_one(q, io, i, &spins);
+}
+
 void crypt_join(struct crypt_queue *q, const struct device_io *io)
 {
 	uint32_t p = atomic_load_explicit(&q->published, memory_order_relaxed), i;
@@ -145,17 +185,15 @@ void crypt_join(struct crypt_queue *q, const struct device_io *io)
 			crypt_take(j);
 	}
 	/* what workers hold: one job each */
-	for (i = q->joined; i != p; i++) {
-		while (atomic_load_explicit(&crypt_job(q, i)->state, memory_order_acquire) != CRYPT_DONE) {
-			if (++spins % CRYPT_SPINS == 0)
-				io->relax(io->ctx);
-		}
-	}
+	for (i = q->joined; i != p; i++)
+		crypt_wait_one(q, io, i, &spins);
 	/* all done: workers find nothing until the next hand-out */
 	atomic_store_explicit(&q->published, q->filled, memory_order_relaxed);
 	atomic_store_explicit(&q->front, q->filled, memory_order_relaxed);
 	q->unshared_bytes = 0;
 	q->joined = q->filled;
+	if (q->backoff)
+		q->backoff--;
 }
 
 struct crypt_job *crypt_slot(struct crypt_queue *q, const struct device_io *io)
@@ -183,7 +221,7 @@ void crypt_publish(struct crypt_queue *q, const struct device_io *io)
 		return;
 	}
 	q->unshared_bytes += j->len;
-	if (q->unshared_bytes >= q->share_bytes)
+	if (q->unshared_bytes >= q->share_bytes && !q->backoff)
 		crypt_share(q, io);
 }
 

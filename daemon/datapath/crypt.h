@@ -85,6 +85,7 @@ struct crypt_queue {
 	uint32_t joined;		/* every job before it is done */
 	size_t unshared_bytes;		/* of the jobs filled and not handed out */
 	size_t share_bytes;		/* handed out from this much (device_set_workers()) */
+	unsigned int backoff;		/* joins to go without handing out (a worker stalled) */
 	bool workers;			/* jobs are handed out, else run at once */
 };
 
@@ -99,7 +100,9 @@ unsigned int crypt_room(const struct crypt_queue *q);
  * (and io.kick()ed, for a worker that may sleep) once it holds
  * CRYPT_SHARE_BYTES, or runs it at once without workers; crypt_share()
  * hands out what the batch holds now; crypt_join() returns
- * once every job filled is done.  crypt_seq() is the number the next job
+ * once every job filled is done, crypt_wait() once those numbered from
+ * first up to (not including) end are (taking them itself, newest first:
+ * the others are left to the workers).  crypt_seq() is the number the next job
  * filled gets, crypt_finished() whether every job numbered from first up
  * to (not including) end is done.
  */
@@ -107,6 +110,7 @@ struct crypt_job *crypt_slot(struct crypt_queue *q, const struct device_io *io);
 void crypt_publish(struct crypt_queue *q, const struct device_io *io);
 void crypt_share(struct crypt_queue *q, const struct device_io *io);
 void crypt_join(struct crypt_queue *q, const struct device_io *io);
+void crypt_wait(struct crypt_queue *q, const struct device_io *io, uint32_t first, uint32_t end);
 uint32_t crypt_seq(const struct crypt_queue *q);
 bool crypt_finished(const struct crypt_queue *q, uint32_t first, uint32_t end);
 

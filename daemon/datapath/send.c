@@ -440,7 +440,7 @@ static unsigned int send_super_packet(struct device *d, struct tun_read *t, size
 		send_slot(d, p, gso_split_len(split, k), split, k, now);
 	t->end = crypt_seq(&d->crypt);
 	/* a super-packet is worth sharing whole, its tail too */
-	if (d->crypt.workers)
+	if (d->crypt.workers && !d->crypt.backoff)
 		crypt_share(&d->crypt, &d->io);
 	return count;
 }
@@ -491,7 +491,7 @@ uint8_t *device_tx_buffer(struct device *d, size_t *size)
 	if (d->tun_vnet) {
 		/* its last super-packet's segments may still be jobs */
 		if (!crypt_finished(&d->crypt, t->first, t->end))
-			crypt_join(&d->crypt, &d->io);
+			crypt_wait(&d->crypt, &d->io, t->first, t->end);
 		*size = sizeof(t->buf);
 		return t->buf;
 	}

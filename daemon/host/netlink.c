@@ -95,6 +95,36 @@ void *netlink_msg(struct netlink *nl, void *buf, uint16_t type, uint16_t flags, 
 	return (uint8_t *)buf + MNL_NLMSG_HDRLEN;
 }
 
+/*
+ * One datagram of sock into buf, as mnl_socket_recvfrom() reads it, but
+ * only from the kernel: the sender's port (nl_pid) must be 0.  A process
+ * with CAP_NET_ADMIN may send to our port; what it sends (a deleted link,
+ * an MTU, a forged answer to a request) is dropped, counted as nothing:
+ * 0.  The length, or -1 with errno set.
+ */
+static ssize_t netlink_recv(struct mnl_socket *sock, void *buf, size_t len)
+{
+	struct sockaddr_nl from;
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr msg = {
+		.msg_name = &from,
+		.msg_namelen = sizeof(from),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+	};
+	ssize_t n = recvmsg(mnl_socket_get_fd(sock), &msg, 0);
+
+	if (n < 0)
+		return n;
+	if (msg.msg_flags & MSG_TRUNC) {
+		errno = ENOSPC;
+		return -1;
+	}
+	if (msg.msg_namelen != sizeof(from) || from.nl_family != AF_NETLINK || from.nl_pid != 0)
+		return 0;
+	return n;
+}
+
 struct netlink_ctx {
 	struct netlink *nl;
 	struct netlink_event *ev;
@@ -167,7 +197,7 @@ int netlink_read_events(struct netlink *nl, struct netlink_event *ev)
 	int i;
 
 	for (i = 0; i < (ev->lost ? NETLINK_MAX_DRAIN : NETLINK_MAX_READS); i++) {
-		ssize_t n = mnl_socket_recvfrom(nl->sock, buf, sizeof(buf));
+		ssize_t n = netlink_recv(nl->sock, buf, sizeof(buf));
 
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
@@ -184,7 +214,8 @@ int netlink_read_events(struct netlink *nl, struct netlink_event *ev)
 			}
 			return -errno;
 		}
-		mnl_cb_run(buf, (size_t)n, 0, 0, netlink_msg_cb, &ctx);
+		if (n > 0)
+			mnl_cb_run(buf, (size_t)n, 0, 0, netlink_msg_cb, &ctx);
 	}
 	return ctx.matched;
 }
@@ -216,12 +247,14 @@ int netlink_request(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
 	 * against a confused one.
 	 */
 	for (i = 0; i < (dump ? 1 << 16 : 64); i++) {
-		ssize_t n = mnl_socket_recvfrom(sock, buf, sizeof(buf));
+		ssize_t n = netlink_recv(sock, buf, sizeof(buf));
 
 		if (n < 0) {
 			ret = -errno;
 			break;
 		}
+		if (n == 0)
+			continue;	/* not from the kernel */
 		ret = mnl_cb_run(buf, (size_t)n, seq, portid, cb, data);
 		if (ret <= MNL_CB_STOP) {
 			ret = ret < 0 ? -errno : 0;

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "daemon/base/privsep.h"
+
 /* Attempts at finding a random port free in both families. */
 #define UDP_RANDOM_PORT_TRIES 64
 /* Socket buffers: room for bursts of a few hundred full-size datagrams. */
@@ -63,15 +65,35 @@ static int udp_mark(int fd, uint32_t fwmark)
 _Static_assert(offsetof(struct sockaddr_in, sin_port) == offsetof(struct sockaddr_in6, sin6_port),
 	       "the port is at the same offset in both families");
 
+/*
+ * A socket of family f bound to port.  A port below 1024 needs
+ * CAP_NET_BIND_SERVICE, which the daemon no longer has after the privilege
+ * drop: the privileged monitor binds it (daemon/base/privsep.h) and hands
+ * the socket over, IPv6 only already.  The fd or -errno.
+ */
+static int udp_socket_bound(int f, uint16_t port, const union udp_addr *a)
+{
+	socklen_t alen = f == UDP_V4 ? sizeof(a->in4) : sizeof(a->in6);
+	int fd, err;
+
+	fd = socket(a->sa.sa_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if ((f == UDP_V6 && udp_opt(fd, IPPROTO_IPV6, IPV6_V6ONLY, 1) < 0) || bind(fd, &a->sa, alen) < 0) {
+		err = -errno;
+		close(fd);
+		if (err == -EACCES && port > 0 && port < 1024) {
+			fd = privsep_bind_udp(a->sa.sa_family, port);
+			return fd == -ENOTCONN ? err : fd;
+		}
+		return err;
+	}
+	return fd;
+}
+
 /* One socket of family f bound to port; the fd or -errno. */
 static int udp_bind_one(int f, uint16_t port, uint32_t fwmark)
 {
-	/* Each datagram's local address (replies leave from it); the IPv6
-	 * socket for IPv6 only. */
-	static const struct { int level, name; } udp_famopts[UDP_NFAMILIES][2] = {
-		[UDP_V4] = { { IPPROTO_IP, IP_PKTINFO } },
-		[UDP_V6] = { { IPPROTO_IPV6, IPV6_V6ONLY }, { IPPROTO_IPV6, IPV6_RECVPKTINFO } },
-	};
 	static const int udp_bufopts[2][2] = { { SO_RCVBUFFORCE, SO_RCVBUF }, { SO_SNDBUFFORCE, SO_SNDBUF } };
 	union udp_addr a;
 	int fd, err, i;
@@ -79,16 +101,13 @@ static int udp_bind_one(int f, uint16_t port, uint32_t fwmark)
 	memset(&a, 0, sizeof(a));
 	a.sa.sa_family = f == UDP_V4 ? AF_INET : AF_INET6;
 	a.in4.sin_port = htons(port);
-	fd = socket(a.sa.sa_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = udp_socket_bound(f, port, &a);
 	if (fd < 0)
-		return -errno;
-	/* The family's options; the loop stops early only at a failure. */
-	for (i = 0; i < 2 && udp_famopts[f][i].name; i++)
-		if (udp_opt(fd, udp_famopts[f][i].level, udp_famopts[f][i].name, 1) < 0)
-			break;
-	if ((i < 2 && udp_famopts[f][i].name) ||
-	    (fwmark && udp_mark(fd, fwmark) < 0) ||
-	    bind(fd, &a.sa, f == UDP_V4 ? sizeof(a.in4) : sizeof(a.in6)) < 0) {
+		return fd;
+	/* Each datagram's local address (replies leave from it). */
+	if ((f == UDP_V4 ? udp_opt(fd, IPPROTO_IP, IP_PKTINFO, 1) :
+			   udp_opt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, 1)) < 0 ||
+	    (fwmark && udp_mark(fd, fwmark) < 0)) {
 		err = -errno;
 		close(fd);
 		return err;

@@ -9,7 +9,9 @@
 # interface name is refused clearly.  Then the same files, given to a
 # running daemon on SIGHUP, are refused with their line numbers and the
 # running state (wg showconf, links, addresses, routes, rules) stays as it was;
-# that file, readable by others, drew one warning, at start.
+# that file, readable by others, drew one warning, at start.  Any group or
+# other bit of the file (0640, 0620, 0602, 0610, ...) or of its directory
+# (0750, 0770, 1777, ...) draws a warning naming the mode; 0600 in 0700, none.
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/conflib.sh"
@@ -109,8 +111,38 @@ for c in "${cases[@]}"; do
 	[ "$(state)" = "$before" ] || nt_fail "$what: the refused reload changed the running state"
 done
 nt_ok "every error refused on SIGHUP with its line; the running state unchanged"
-[ "$(grep -c "$(basename "$conf") is readable by other users; it holds the private key" \
+[ "$(grep -c "$(basename "$conf") has mode 0644: other users may read it; it holds the private key" \
 	"$NT_TMP/$IFC.$NT_RUN.log")" = 1 ] || nt_fail "no single warning about a file others may read"
 nt_ok "a file others may read: one warning at start"
 cf_stop "$IFC"
+
+# ---- exposure: any access of others to the file or its directory ----
+# As wg-quick warns, and on group bits and writes too: the file holds the
+# private key and names root's hooks.  Each start fails right after the
+# load (IFNAME lo is no TUN device), so only the warnings are looked at.
+mkdir -m 0700 "$NT_TMP/ex" || nt_fail "mkdir"
+good | cf_write "$NT_TMP/ex/x.conf"
+# exposed DIRMODE FILEMODE: the warnings of a start with those modes.
+exposed() {
+	chmod "$1" "$NT_TMP/ex" && chmod "$2" "$NT_TMP/ex/x.conf" || nt_fail "chmod $1 $2"
+	ip netns exec "$NS" "$prog" -f -c "$NT_TMP/ex/x.conf" lo 2>&1 | grep 'warning: .* mode'
+}
+[ -z "$(exposed 0700 0600)" ] || nt_fail "a warning for a 0600 file in a 0700 directory: $(exposed 0700 0600)"
+[ -z "$(exposed 0700 0400)" ] || nt_fail "a warning for a 0400 file in a 0700 directory"
+for m in 0640:read 0604:read 0620:write 0602:write 0660:"read and write" 0606:"read and write" 0610:reach 0601:reach; do
+	out=$(exposed 0700 "${m%%:*}")
+	grep -q "x.conf has mode ${m%%:*}: other users may ${m#*:} it;" <<<"$out" ||
+		nt_fail "file mode ${m%%:*}: no warning that others may ${m#*:} it: '$out'"
+	[ "$(wc -l <<<"$out")" = 1 ] || nt_fail "file mode ${m%%:*}: not one warning: $out"
+done
+nt_ok "a file with any group or other bit (read, write or execute alone): one warning naming the mode"
+for m in 0750:"look into it" 0705:"look into it" 0710:"look into it" 0770:"replace the file" 0702:"replace the file" 1777:"replace the file"; do
+	out=$(exposed "${m%%:*}" 0600)
+	grep -q "ex, the directory of .*x.conf, has mode ${m%%:*}: other users may ${m#*:}" <<<"$out" ||
+		nt_fail "directory mode ${m%%:*}: no warning that others may ${m#*:}: '$out'"
+	[ "$(wc -l <<<"$out")" = 1 ] || nt_fail "directory mode ${m%%:*}: not one warning: $out"
+done
+[ "$(exposed 0755 0644 | wc -l)" = 2 ] || nt_fail "a 0644 file in a 0755 directory: not two warnings"
+chmod 0700 "$NT_TMP/ex"
+nt_ok "a directory with any group or other bit: one warning naming its mode; both: two"
 echo "PASS"

@@ -44,7 +44,7 @@ conf_with "[Peer]
 PublicKey = $X
 AllowedIPs = 10.7.0.0/24" "198.51.100.1/24, fd00:2::1/64" 1420 ""
 cf_start "$NS_A" "$IF_A" "$conf"
-cf_log "$IF_A" | grep -q "readable by other users" && nt_fail "a warning about a file of mode 0600"
+cf_log "$IF_A" | grep -q "warning: .* has mode" && nt_fail "a warning about a file of mode 0600: $(cf_log "$IF_A" | grep "has mode")"
 cf_json "$NS_A" -4 route show dev "$IF_A" 'any(r["dst"] == "10.7.0.0/24" for r in d)' ||
 	nt_fail "no route for x's 10.7.0.0/24"
 nt_ping "$IF_A" 198.51.100.2 || nt_fail "ping b before the reload"

@@ -223,7 +223,7 @@ config interface 'wgq'
 	option private_key '$KEY_2'
 	option mtu '70000'
 
-# a port only root binds
+# a port only root binds (the daemon's monitor does)
 config interface 'wgl'
 	option proto 'wgd'
 	option auto '0'

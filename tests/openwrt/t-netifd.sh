@@ -318,8 +318,17 @@ check "... and its daemon was stopped" waitfor '[ -z "$(wgd_pid wgq)" ] && ! ip 
 step "listen_port below 1024"
 ubus call network.interface.wgl up
 check "wgl up with listen_port 853" waitfor '[ "$(ifup_state wgl)" = True ] && [ "$(dump_field wgl interface 3)" = 853 ]' 75
-check "... its wgd stays root for it, and the log says so" is \
-	'[ "$(uids "$(wgd_pid wgl)")" = "0 0 0 0" ] && grep -q "wgd: wgl: warning: wgd stays root to bind listen_port 853" "$OUT/netifd.log"'
+# Set after the drop: its privileged monitor binds the port (wgd(8), PRIVILEGES).
+check "... its wgd runs as the user wgd with cap_net_admin alone" is \
+	"[ \"\$(uids \$(wgd_pid wgl))\" = '$WGD_UID $WGD_UID $WGD_UID $WGD_UID' ] && grep -q '^CapBnd:.*0000000000001000' /proc/\$(wgd_pid wgl)/status"
+check "... and owns port 853" is "ss -uanpH 'sport = :853' | grep -q \"pid=\$(wgd_pid wgl),\""
+PIDL=$(wgd_pid wgl)
+uci set network.wgl.listen_port=443
+uci commit network
+ubus call network.interface.wgl renew
+check "renew to listen_port 443, the same daemon" waitfor "[ \"\$(dump_field wgl interface 3)\" = 443 ] && [ \"\$(wgd_pid wgl)\" = '$PIDL' ]" 50
+uci set network.wgl.listen_port=853
+uci commit network
 ubus call network.interface.wgl down
 check "wgl down" waitfor '[ -z "$(wgd_pid wgl)" ] && ! ip link show wgl' 50
 

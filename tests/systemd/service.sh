@@ -31,8 +31,9 @@
 # peer), reload (wg syncconf) applies an edit, stop leaves the namespace as
 # it was (but src_valid_mark, which wg-quick leaves set).
 #
-# The checks of issue 21 ("Hardening") run only with WGD_SD_HARDENED=1:
-# see check_hardened.
+# The checks of issue 21 ("Hardening"; WGD_SD_HARDENED=0 skips them): the
+# network-facing daemon's capabilities, SaveConfig's root-owned file under
+# the unit (see check_hardened).
 
 . "$(dirname "$0")/lib.sh"
 
@@ -306,15 +307,15 @@ check_notify() {
 }
 
 # ---- what issue 21 ("Hardening") changes ----
-# These checks fail on a tree without issue 21 (the daemon keeps
-# CAP_DAC_OVERRIDE permitted, and SaveConfig cannot give the file back to
-# root inside the unit's bounding set), so they run only with
-# WGD_SD_HARDENED=1.  When issue 21 lands, make 1 the default here.
-SD_HARDENED=${WGD_SD_HARDENED:-0}
+# These checks fail on a tree without issue 21 (the daemon kept
+# CAP_DAC_OVERRIDE permitted, and SaveConfig could not give the file back
+# to root inside the unit's bounding set); they run by default since it
+# landed (privilege separation), WGD_SD_HARDENED=0 skips them.
+SD_HARDENED=${WGD_SD_HARDENED:-1}
 
 check_hardened() {
 	if [ "$SD_HARDENED" != 1 ]; then
-		nt_log "not checked until issue 21 lands (WGD_SD_HARDENED=1 runs it): the network-facing" \
+		nt_log "not checked (WGD_SD_HARDENED=0): the network-facing" \
 			"daemon's capabilities; SaveConfig's root-owned file under the unit"
 		return 0
 	fi

@@ -4,7 +4,7 @@
 # The guest of the VM tests: Debian 12's kernel and a minimal initramfs.
 #
 #   tests/vm/image.sh [CACHE]      prints KERNEL=... INITRD=... KVER=... lines
-#                                  (mipsel: and USERLAND=..., the unpacked packages)
+#                                  (MIPS: and USERLAND=..., the guest's programs and libraries)
 #
 # VM_ARCH chooses the guest (default amd64):
 #   amd64   Debian's linux-image-6.1.0-*-amd64 (what linux-image-amd64
@@ -13,14 +13,19 @@
 #           qemu-system-mipsel -M malta (tools/routerbench); the programs
 #           and libraries from Debian's mipsel packages (apt-get download,
 #           dpkg -x), the libraries found from each ELF's NEEDED entries.
+#   mips    big-endian, for qemu-system-mips -M malta -cpu 24Kc: Debian has
+#           no such port, so the kernel (Linux 6.1 from linux-source-6.1)
+#           and the programs (busybox, iproute2's ip) are built from
+#           Debian's sources by tests/vm/mips-be-guest, cached under CACHE;
+#           the libraries as for mipsel.
 # VM_EXTRA: more programs of the guest's architecture (paths on the host),
-#   copied to /usr/local/bin with the libraries they need (mipsel only).
+#   copied to /usr/local/bin with the libraries they need (MIPS only).
 #
 # The kernel is fetched with apt-get download and unpacked with dpkg -x; only
 # vmlinuz and the modules the guest loads are
 # kept, under CACHE/kernel-PACKAGE_VERSION-HASH (HASH: of the list of modules
-# wanted; CACHE: WGD_VM_CACHE, default /var/cache/wgd-vm, and CACHE/mipsel for
-# mipsel).
+# wanted; CACHE: WGD_VM_CACHE, default /var/cache/wgd-vm, and CACHE/ARCH for
+# mipsel and mips).
 # The modules' order of loading comes from modules.dep, which the package
 # does not ship (its postinst runs depmod): depmod -b makes it from the
 # unpacked tree.
@@ -40,6 +45,9 @@ busybox=/bin/busybox		# the host's (busybox-static): cpio, xz
 # clean-up (below, and in older copies of this script) removes the other
 # kernel-* directories beside its own.
 [ "$arch" = amd64 ] || cache=$cache/$arch
+# the MIPS guests' programs
+readelf=mipsel-linux-gnu-readelf
+[ "$arch" != mips ] || readelf=mips-linux-gnu-readelf
 read -r -a extra <<<"${VM_EXTRA:-}"
 
 case "$arch" in
@@ -74,8 +82,17 @@ mipsel)
 	user_programs=(/usr/bin/wg /usr/bin/iperf3 /bin/ip /bin/ping)
 	host_programs=()
 	;;
+mips)
+	flavour=mips-be
+	want_modules=(wireguard tun pcnet32 virtio_net virtio_pci)
+	# busybox's applets, iproute2's ip (busybox's has no nodad or netns);
+	# Debian's sources of wireguard-tools, iperf3 and iputils are not to be
+	# had here: VM_EXTRA brings wgctl as wg (tests/vm/mips.sh).
+	user_programs=(/bin/ip)
+	host_programs=()
+	;;
 *)
-	echo "image.sh: VM_ARCH '$arch': amd64 or mipsel" >&2
+	echo "image.sh: VM_ARCH '$arch': amd64, mipsel or mips" >&2
 	exit 1
 	;;
 esac
@@ -86,7 +103,7 @@ die() {
 }
 
 need=(apt-get apt-cache dpkg depmod gzip flock sha256sum "$busybox")
-[ "$arch" = mipsel ] && need+=(mipsel-linux-gnu-readelf) || need+=(ldd)
+[ "$arch" = amd64 ] && need+=(ldd) || need+=("$readelf")
 for p in "${need[@]}" "${host_programs[@]}"; do
 	command -v "$p" >/dev/null 2>&1 || die "required program '$p' is missing (tools/install-deps installs it)"
 done
@@ -95,10 +112,15 @@ ldd "$busybox" >/dev/null 2>&1 && die "$busybox is dynamically linked: install b
 
 mkdir -p "$cache"
 exec 9>"$cache/lock"
-flock -w 600 9 || die "cannot lock $cache/lock within 600 s"
+# (the big-endian kernel's first build holds it for about 10 min)
+flock -w 1800 9 || die "cannot lock $cache/lock within 1800 s"
 
 # resolve: the real kernel package and its candidate version.
 resolve() {
+	if [ "$arch" = mips ]; then
+		echo linux-source-6.1
+		return
+	fi
 	apt-cache depends "$meta" 2>/dev/null |
 		awk -v f="$flavour" '$1 == "Depends:" && $2 ~ "^linux-image-[0-9.]+-[0-9]+-" f "(:mipsel)?$" { print $2; exit }'
 }
@@ -110,15 +132,26 @@ fi
 [ -n "$pkg" ] || die "apt-cache depends $meta names no linux-image-6.1.0-*-$flavour"
 ver=$(apt-cache policy "$pkg" | awk '$1 == "Candidate:" { print $2 }')
 [ -n "$ver" ] && [ "$ver" != "(none)" ] || die "no candidate version of $pkg"
-# Keyed by the package's version and the modules wanted.
+# Keyed by the package's version and the modules wanted (mips: and the
+# build's directory, named by the hash of its inputs).
+kroot=
+if [ "$arch" = mips ]; then
+	kroot=$("$here/mips-be-guest" kernel "$cache/build") || die "the big-endian kernel's build failed"
+	ver=$(basename "$(dirname "$kroot")")
+	ver=${ver#kernel-}
+fi
 kdir=$cache/kernel-${pkg%:*}_$ver-$(printf '%s\n' "${want_modules[@]}" | sha256sum | cut -c1-8)
 
 if [ ! -e "$kdir/complete" ]; then
 	rm -rf "$kdir" "$kdir.tmp"
 	mkdir -p "$kdir.tmp/deb"
-	(cd "$kdir.tmp/deb" && apt-get download "$pkg=$ver") >"$kdir.tmp/download.log" 2>&1 ||
-		{ cat "$kdir.tmp/download.log" >&2; die "apt-get download $pkg=$ver failed"; }
-	dpkg -x "$kdir.tmp"/deb/*.deb "$kdir.tmp/root" || die "dpkg -x failed"
+	if [ -n "$kroot" ]; then
+		cp -a "$kroot" "$kdir.tmp/root"
+	else
+		(cd "$kdir.tmp/deb" && apt-get download "$pkg=$ver") >"$kdir.tmp/download.log" 2>&1 ||
+			{ cat "$kdir.tmp/download.log" >&2; die "apt-get download $pkg=$ver failed"; }
+		dpkg -x "$kdir.tmp"/deb/*.deb "$kdir.tmp/root" || die "dpkg -x failed"
+	fi
 	kver=$(ls "$kdir.tmp/root/lib/modules")
 	[ "$(printf '%s\n' "$kver" | wc -l)" = 1 ] || die "not exactly one module tree in $pkg: $kver"
 	depmod -b "$kdir.tmp/root" "$kver" || die "depmod failed"
@@ -153,7 +186,9 @@ if [ ! -e "$kdir/complete" ]; then
 		esac
 		printf '%s\n' "$b" >>"$kdir.tmp/modules/order"
 	done <"$kdir.tmp/order"
-	cp "$kdir.tmp/root/boot/vmlinuz-$kver" "$kdir.tmp/vmlinuz"
+	# malta boots the ELF image (the big-endian build's vmlinux)
+	cp "$kdir.tmp/root/boot/vmlinuz-$kver" "$kdir.tmp/vmlinuz" 2>/dev/null ||
+		cp "$kdir.tmp/root/boot/vmlinux-$kver" "$kdir.tmp/vmlinuz" || die "no kernel image in $pkg"
 	printf '%s\n' "$kver" >"$kdir.tmp/kver"
 	rm -rf "$kdir.tmp/deb" "$kdir.tmp/root" "$kdir.tmp/order"
 	touch "$kdir.tmp/complete"
@@ -215,7 +250,7 @@ mips_libs() {
 	while [ ${#todo[@]} -gt 0 ]; do
 		f=${todo[0]}
 		todo=("${todo[@]:1}")
-		for n in $(mipsel-linux-gnu-readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+		for n in $("$readelf" -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
 			case "$seen" in *" $n "*) continue ;; esac
 			seen="$seen$n "
 			found=
@@ -225,7 +260,7 @@ mips_libs() {
 					break
 				fi
 			done
-			[ -n "$found" ] || die "$f needs $n, which no mipsel package of the image has"
+			[ -n "$found" ] || die "$f needs $n, which no $arch library of the image has"
 			printf '%s\n' "$found"
 			todo+=("$root/$found")
 		done
@@ -233,8 +268,11 @@ mips_libs() {
 	printf '%s\n' lib/ld.so.1
 }
 
-if [ "$arch" = mipsel ]; then
-	uroot=$(userland)
+if [ "$arch" = mips ]; then
+	uroot=$("$here/mips-be-guest" userland "$cache/build") || die "the big-endian programs' build failed"
+fi
+if [ "$arch" != amd64 ]; then
+	[ "$arch" = mips ] || uroot=$(userland)
 	busybox_guest=$uroot/bin/busybox
 	[ -x "$busybox_guest" ] || die "busybox-static:mipsel has no /bin/busybox"
 	for x in "${extra[@]}"; do
@@ -266,7 +304,7 @@ if [ ! -e "$initrd" ]; then
 	mkdir -p "$r"/{bin,sbin,usr/bin,usr/sbin,usr/local/bin,lib,lib64,lib/modules,proc,sys,dev,tmp,run,var,etc}
 	ln -s ../run "$r/var/run"
 	cp "$busybox_guest" "$r/bin/busybox"
-	if [ "$arch" = mipsel ]; then
+	if [ "$arch" != amd64 ]; then
 		for p in "${user_programs[@]}"; do
 			cp "$uroot$p" "$r$p"
 		done
@@ -299,5 +337,5 @@ if [ ! -e "$initrd" ]; then
 		cut -d' ' -f2- | xargs -r rm -f
 fi
 printf 'KERNEL=%s\nINITRD=%s\nKVER=%s\n' "$kdir/vmlinuz" "$initrd" "$(cat "$kdir/kver")"
-# mipsel: where the guest's programs and libraries were unpacked (their symbols)
+# MIPS: where the guest's programs and libraries are on the host (their symbols)
 [ "$arch" = amd64 ] || printf 'USERLAND=%s\n' "$uroot"

@@ -23,17 +23,19 @@
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 VM_TOP=$(cd "$VM_DIR/../.." && pwd)
 VM_BOOT_TIMEOUT=${VM_BOOT_TIMEOUT:-120}	# s; TCG on a busy machine
-# VM_ARCH: amd64 (the default: qemu-system-x86_64, virtio NIC) or mipsel
-# (qemu-system-mipsel -M malta, a pcnet NIC; tools/routerbench): the guest
+# VM_ARCH: amd64 (the default: qemu-system-x86_64, virtio NIC), mipsel
+# (qemu-system-mipsel -M malta, a pcnet NIC; tools/routerbench) or mips
+# (big-endian: qemu-system-mips -M malta -cpu 24Kc, a pcnet NIC): the guest
 # tests/vm/image.sh makes.  VM_QEMU_ARGS: more arguments for qemu (an array;
 # the router benchmark's counting plugin).  VM_NIC: the guest NIC's qemu
-# model (mipsel: pcnet, the default, or virtio-net-pci; amd64: virtio-net-pci).
+# model (MIPS: pcnet, the default, or virtio-net-pci; amd64: virtio-net-pci).
 VM_ARCH=${VM_ARCH:-amd64}
 [ -n "${VM_QEMU_ARGS+x}" ] || VM_QEMU_ARGS=()
 # Guest programs by path: busybox's sh runs its own applets before PATH.
-if [ "$VM_ARCH" = mipsel ]; then
+if [ "$VM_ARCH" = mipsel ] || [ "$VM_ARCH" = mips ]; then
 	VM_MEM=${VM_MEM:-256}	# malta's RAM, without highmem
-	# iproute2's ip and iputils' ping from Debian's mipsel packages
+	# iproute2's ip; iputils' ping from Debian's mipsel packages, busybox's
+	# in the big-endian guest
 	G_PING=/bin/ping
 	G_IP=/bin/ip
 else
@@ -78,8 +80,9 @@ vm_h() {
 }
 
 # vm_build DIR MESON-ARGS...: wgd of this tree built in DIR (configured on
-# first use with MESON-ARGS, no tests, no manual pages); 1 with the log's
-# end on stderr if that fails.  No root needed.
+# first use with MESON-ARGS, no tests, no manual pages), and the targets in
+# VM_BUILD_MORE (wgctl: tools/wgctl/wgctl); 1 with the log's end on stderr
+# if that fails.  No root needed.
 vm_build() {
 	local dir=$1
 	shift
@@ -88,15 +91,25 @@ vm_build() {
 		meson setup "$dir" "$VM_TOP" -Dtests=false -Dman=disabled "$@" >"$dir.setup.log" 2>&1 ||
 			{ tail -n 30 "$dir.setup.log" >&2; echo "meson setup $dir failed" >&2; return 1; }
 	fi
-	ninja -C "$dir" -j2 daemon/wgd >"$dir.build.log" 2>&1 ||
+	# shellcheck disable=SC2086 # the targets are words
+	ninja -C "$dir" -j2 daemon/wgd ${VM_BUILD_MORE:-} >"$dir.build.log" 2>&1 ||
 		{ tail -n 30 "$dir.build.log" >&2; echo "the build of $dir failed" >&2; return 1; }
 }
 
-# vm_mipsel_missing: the first program or library that the mipsel guest and
-# its wgd (cross build) need and this machine lacks, with what installs it;
-# nothing if none is missing.
-vm_mipsel_missing() {
+# vm_mips_missing: the first program or library that the MIPS guest of
+# VM_ARCH (mipsel or mips) and its wgd (cross build) need and this machine
+# lacks, with what installs it; nothing if none is missing.
+vm_mips_missing() {
 	local p
+	if [ "$VM_ARCH" = mips ]; then
+		for p in qemu-system-mips mips-linux-gnu-gcc mips-linux-gnu-strip mips-linux-gnu-readelf \
+			meson ninja dpkg-source autoreconf libtoolize flex bison bc; do
+			command -v "$p" >/dev/null 2>&1 || { echo "$p (tools/install-deps installs it)"; return 0; }
+		done
+		apt-cache showsrc --only-source busybox 2>/dev/null | grep -q '^Version:' ||
+			echo "a deb-src entry for Debian's archive, for the guest's sources (tools/install-deps adds it)"
+		return 0
+	fi
 	for p in qemu-system-mipsel mipsel-linux-gnu-gcc mipsel-linux-gnu-strip mipsel-linux-gnu-readelf meson ninja; do
 		command -v "$p" >/dev/null 2>&1 || { echo "$p (tools/install-deps installs it)"; return 0; }
 	done
@@ -108,12 +121,25 @@ vm_mipsel_missing() {
 		echo "dpkg's mipsel architecture, for the guest's packages (tools/install-deps adds it)"
 }
 
-# vm_mipsel_wgd BDIR: the mipsel wgd of this tree (cross/mipsel-linux-gnu.ini,
-# -Dasm=enabled, the default -O2) built in BDIR/mipsel and stripped to
-# BDIR/wgd, the guest's copy (VM_EXTRA).
-vm_mipsel_wgd() {
-	vm_build "$1/mipsel" --cross-file "$VM_TOP/cross/mipsel-linux-gnu.ini" -Dasm=enabled &&
-		mipsel-linux-gnu-strip -o "$1/wgd" "$1/mipsel/daemon/wgd"
+# vm_mips_wgd BDIR: the wgd of this tree for the guest of VM_ARCH (mipsel:
+# cross/mipsel-linux-gnu.ini; mips: cross/mips-linux-gnu.ini with the
+# libraries of tools/mips-be-deps), -Dasm=enabled, the default -O2, built
+# in BDIR/VM_ARCH and stripped to BDIR/wgd, the guest's copy (VM_EXTRA);
+# and wgctl, stripped to BDIR/wgctl (mipsel) or BDIR/wg (mips: the
+# big-endian guest's wg).
+vm_mips_wgd() {
+	if [ "$VM_ARCH" = mips ]; then
+		"$VM_TOP/tools/mips-be-deps" >/dev/null || return 1
+		VM_BUILD_MORE=tools/wgctl/wgctl vm_build "$1/mips" --cross-file "$VM_TOP/cross/mips-linux-gnu.ini" \
+			-Dasm=enabled &&
+			mips-linux-gnu-strip -o "$1/wgd" "$1/mips/daemon/wgd" &&
+			mips-linux-gnu-strip -o "$1/wg" "$1/mips/tools/wgctl/wgctl"
+	else
+		VM_BUILD_MORE=tools/wgctl/wgctl vm_build "$1/mipsel" --cross-file "$VM_TOP/cross/mipsel-linux-gnu.ini" \
+			-Dasm=enabled &&
+			mipsel-linux-gnu-strip -o "$1/wgd" "$1/mipsel/daemon/wgd" &&
+			mipsel-linux-gnu-strip -o "$1/wgctl" "$1/mipsel/tools/wgctl/wgctl"
+	fi
 }
 
 # vm_gwgd_start IF: a guest script that starts /usr/local/bin/wgd as IF in
@@ -170,6 +196,11 @@ vm_boot() {
 	if [ "$VM_ARCH" = mipsel ]; then
 		qemu=(qemu-system-mipsel -M malta -cpu 34Kf)
 		devs=(-global virtio-net-pci.romfile=)
+	elif [ "$VM_ARCH" = mips ]; then
+		# the 24Kc of ath79 routers (no FPU: the guest's programs are
+		# built for it, unlike Debian's glibc under qemu-user)
+		qemu=(qemu-system-mips -M malta -cpu 24Kc)
+		devs=(-global virtio-net-pci.romfile=)
 	else
 		qemu=(qemu-system-x86_64 -accel tcg)
 		devs=(-device virtio-rng-pci -global virtio-net-pci.romfile=)
@@ -189,7 +220,7 @@ vm_boot() {
 	ip -n "$HNS" link set "$TAP" up
 	local t0=$SECONDS
 	local model=${VM_NIC:-virtio-net-pci}
-	[ "$VM_ARCH" = mipsel ] && model=${VM_NIC:-pcnet}
+	[ "$VM_ARCH" = amd64 ] || model=${VM_NIC:-pcnet}
 	nt_bg "$HNS" "${qemu[@]}" -nographic -m "$VM_MEM" -smp 1 -no-reboot \
 		-kernel "$KERNEL" -initrd "$INITRD" -append "console=ttyS0 panic=-1 loglevel=6" \
 		-serial "file:$NT_TMP/console.log" \
@@ -271,6 +302,11 @@ vm_host_setconf() {
 # above, IPv4 endpoints, no session, no background jobs in the guest, the
 # guest's outer addresses and port as at boot.
 vm_reset() {
+	# A MIPS guest's clock runs at the rate its kernel calibrated against the
+	# emulated RTC at boot, a few per cent off on a loaded host: it is set
+	# from the host's before each scenario, whose handshake times are
+	# compared across the two (tests/vm/scenarios.sh, show).
+	[ "$VM_ARCH" = amd64 ] || vm_g_ok 10 "date -u -s '$(date -u '+%Y-%m-%d %H:%M:%S')' >/dev/null" "the guest's clock"
 	vm_g_ok 20 "
 		for f in /run/bg/*.pid; do [ -e \"\$f\" ] && kill \$(cat \"\$f\") 2>/dev/null; rm -f \"\$f\"; done
 		$G_IP addr flush dev eth0

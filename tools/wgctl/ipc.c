@@ -18,6 +18,7 @@
 
 #include "crypto/util.h"
 #include "daemon/config/uapi.h"
+#include "tools/wgctl/kernel.h"
 
 /* A reply is a few hundred bytes per peer; this bounds a runaway daemon. */
 #define REPLY_MAX (64u << 20)
@@ -120,25 +121,39 @@ static int exchange(const char *ifname, const char *msg, size_t len, struct uapi
 	return ret;
 }
 
+/*
+ * An interface without a control socket may be the kernel's WireGuard
+ * (tools/wgctl/kernel.c), as wg(8) looks for both; when it is not, the
+ * socket's error stands.
+ */
+static bool kernel_answered(int ret)
+{
+	return ret != -ENODEV && ret != -EOPNOTSUPP;
+}
+
 int ipc_get(const char *ifname, struct config_device *out)
 {
 	static const char get[] = "get=1\n\n";
 	struct uapi_buf b;
-	int ret;
+	int ret, k;
 
 	uapi_buf_init(&b);
 	ret = exchange(ifname, get, sizeof(get) - 1, &b);
 	if (ret == 0)
 		ret = uapi_parse_get(out, b.data, b.len);
 	uapi_buf_clear(&b);
+	if (ret == -ENOENT && kernel_answered(k = kernel_get(ifname, out)))
+		return k;
 	return ret;
 }
 
 int ipc_set(const char *ifname, const struct config_device *cfg)
 {
 	struct uapi_buf msg, reply;
-	int ret;
+	int ret, k;
 
+	if (ipc_socket_exists(ifname) == 0 && kernel_answered(k = kernel_set(ifname, cfg)))
+		return k;
 	uapi_buf_init(&msg);
 	uapi_buf_init(&reply);
 	ret = uapi_print_set(&msg, cfg);

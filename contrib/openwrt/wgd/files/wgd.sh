@@ -184,8 +184,8 @@ wgd_read_config() {
 		wgd_fail "$config" $early ${WGD_ERROR%% *} "${WGD_ERROR#* }: not a base64 WireGuard key"
 }
 
-# The processes "$WGD_BIN -f [--user root] $1" (wgd_start) that this netifd
-# did not start: left running
+# The processes "$WGD_BIN -f $1" (wgd_start; "-f --user root $1" from the
+# handler of an earlier package) that this netifd did not start: left running
 # by a netifd that died (SIGKILL, a crash; procd starts a new one), they hold
 # the device and the socket.  Matched by command line and executable (also
 # one replaced since, by an upgrade).
@@ -229,11 +229,11 @@ wgd_stop_strays() {
 
 # Starts "wgd -f NAME" as netifd's process of the interface and waits until
 # it answers on its socket.  wgd changes to the user wgd once its device and
-# socket exist, before this script configures it; a listen_port below 1024,
-# bound only then, needs root (CAP_NET_BIND_SERVICE, which wgd keeps only for
-# a port it knows at its start): wgd stays root for it, and the log says so.
+# socket exist, before this script configures it, keeping CAP_NET_ADMIN
+# alone; a listen_port below 1024, set only then, is bound by its privileged
+# monitor (wgd(8), PRIVILEGES), so no port needs root.
 wgd_start() {
-	local config="$1" listen_port sock i=0 user=""
+	local config="$1" sock i=0
 
 	# What would make wgd exit at once, named before it starts (netifd ends
 	# this script when the daemon exits during the setup).
@@ -242,15 +242,7 @@ wgd_start() {
 	wgd_stop_strays "$config"
 	[ ! -e "/sys/class/net/$config" ] ||
 		wgd_fail "$config" block DEVICE_EXISTS "a network device $config exists already"
-	config_get listen_port "$config" listen_port
-	case "$listen_port" in
-	"" | *[!0-9]*) ;;	# none, or refused by wgctl below
-	*) [ "$listen_port" -lt 1 ] || [ "$listen_port" -ge 1024 ] || {
-		echo "wgd: $config: warning: wgd stays root to bind listen_port $listen_port (below 1024)" >&2
-		user="--user root"
-	} ;;
-	esac
-	proto_run_command "$config" "$WGD_BIN" -f $user "$config"
+	proto_run_command "$config" "$WGD_BIN" -f "$config"
 	# wgd answers on its socket once the TUN device exists (10 s).  Answers,
 	# not the socket file: a daemon killed with SIGKILL leaves its file
 	# behind until the new one replaces it.
@@ -319,7 +311,7 @@ wgd_configure() {
 			wgd_fail "$config" retry CONFIGURATION_FAILED "wgctl setconf $config failed (its message is in the log)"
 	else
 		printf '%s' "$WGD_CFG" | "$WGCTL" syncconf "$config" /dev/stdin ||
-			wgd_fail "$config" keep CONFIGURATION_FAILED "wgctl syncconf $config failed (its message is in the log; a new listen_port below 1024 needs an ifup); the running configuration is kept"
+			wgd_fail "$config" keep CONFIGURATION_FAILED "wgctl syncconf $config failed (its message is in the log); the running configuration is kept"
 	fi
 	WGD_CFG=""
 	private_key=""
