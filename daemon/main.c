@@ -41,6 +41,7 @@
 #include "daemon/base/notify.h"
 #include "daemon/base/privdrop.h"
 #include "daemon/base/privsep.h"
+#include "daemon/base/workers.h"
 #include "daemon/bringup/bringup.h"
 #include "daemon/config/uapi.h"
 #include "daemon/control/control.h"
@@ -64,6 +65,7 @@ struct options {
 	const char *user;	/* --user: NULL for the default (privdrop.h) */
 	bool foreground;
 	int log_level;
+	unsigned int threads;	/* --threads: 0 for the default (threads_default()) */
 };
 
 static void usage(FILE *f, const char *prog)
@@ -84,11 +86,13 @@ static void usage(FILE *f, const char *prog)
 		"  -f, --foreground   stay in the foreground, log to stderr\n"
 		"  -l, --log-level L  silent, error, verbose or debug (default $LOG_LEVEL, else error)\n"
 		"  -p, --pid-file F   write the daemon's process id to F\n"
+		"  -t, --threads N    seal and open on N threads (1: one thread for everything;\n"
+		"                     default $WGD_THREADS, else by the number of CPUs)\n"
 		"  -u, --user USER    once set up, run as USER (default $WGD_USER, else wgd if it\n"
 		"                     exists; root: no change), keeping CAP_NET_ADMIN\n"
 		"  -h, --help | -v, --version\n"
 		"\n"
-		"Environment: WG_PROCESS_FOREGROUND=1 (as -f), WGD_RUN_DIR, WGD_CONFIG_DIR (for\n"
+		"Environment: WG_PROCESS_FOREGROUND=1 (as -f), WGD_USER, WGD_THREADS, WGD_RUN_DIR, WGD_CONFIG_DIR (for\n"
 		"up: instead of " CONFIG_DIR "), NOTIFY_SOCKET (systemd Type=notify: READY=1\n"
 		"once serving).\n",
 		prog);
@@ -174,6 +178,43 @@ static int parse_operands(struct options *o, int n, char **args, const char *pro
 	return 0;
 }
 
+/* N of --threads (or WGD_THREADS): 1 to WORKERS_MAX + 1; 0 if not. */
+static unsigned int parse_threads(const char *s)
+{
+	char *end;
+	unsigned long n;
+
+	if (*s < '0' || *s > '9')
+		return 0;
+	errno = 0;
+	n = strtoul(s, &end, 10);
+	if (errno || *end || n < 1 || n > WORKERS_MAX + 1)
+		return 0;
+	return (unsigned int)n;
+}
+
+/* What the environment sets, for launchers that pass no options (wg-quick). */
+static int options_from_env(struct options *o, const char *prog)
+{
+	const char *env = getenv("LOG_LEVEL");
+
+	o->log_level = env ? log_parse_level(env) : -1;
+	if (o->log_level < 0)
+		o->log_level = LOG_LEVEL_ERROR;
+	env = getenv("WG_PROCESS_FOREGROUND");
+	o->foreground = env && !strcmp(env, "1");
+	env = getenv("WGD_USER");
+	if (env && *env)
+		o->user = env;
+	env = getenv("WGD_THREADS");
+	if (env && *env && !(o->threads = parse_threads(env))) {
+		fprintf(stderr, "%s: WGD_THREADS=%s: not a number of threads from 1 to %d\n", prog, env,
+			WORKERS_MAX + 1);
+		return -1;
+	}
+	return 0;
+}
+
 /* 0 to run, 1 after --help/--version, -1 on a usage error. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
@@ -183,24 +224,17 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "log-level", required_argument, NULL, 'l' },
 		{ "pid-file", required_argument, NULL, 'p' },
 		{ "user", required_argument, NULL, 'u' },
+		{ "threads", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *env = getenv("LOG_LEVEL");
 	int c, ret = 0;
 
 	memset(o, 0, sizeof(*o));
-	o->log_level = env ? log_parse_level(env) : -1;
-	if (o->log_level < 0)
-		o->log_level = LOG_LEVEL_ERROR;
-	env = getenv("WG_PROCESS_FOREGROUND");
-	o->foreground = env && !strcmp(env, "1");
-	/* For launchers that pass no options (wg-quick). */
-	env = getenv("WGD_USER");
-	if (env && *env)
-		o->user = env;
-	while (!ret && (c = getopt_long(argc, argv, "c:fl:p:u:hv", longopts, NULL)) != -1) {
+	if (options_from_env(o, argv[0]) < 0)
+		return -1;
+	while (!ret && (c = getopt_long(argc, argv, "c:fl:p:t:u:hv", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			o->config = optarg;
@@ -220,6 +254,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'u':
 			o->user = optarg;
+			break;
+		case 't':
+			if (!(o->threads = parse_threads(optarg))) {
+				fprintf(stderr, "%s: --threads %s: not a number of threads from 1 to %d\n",
+					argv[0], optarg, WORKERS_MAX + 1);
+				return -1;
+			}
 			break;
 		case 'h':
 			ret = 1;	/* the usage, on stdout */
@@ -311,6 +352,24 @@ static int start_monitor(const struct options *o, struct control *control, struc
 	return privsep_start(&c, msg, msglen);
 }
 
+/* The threads by default: one (see doc/performance.md, "Threads"). */
+static unsigned int threads_default(void)
+{
+	return 1;
+}
+
+/* After the privilege drop, so that each thread holds only what is left. */
+static void start_workers(const struct options *o, struct host *host)
+{
+	unsigned int n = o->threads ? o->threads : threads_default();
+	int ret = host_start_workers(host, n, 0);
+
+	if (ret < 0)
+		log_error_errno(-ret, "cannot start %u threads; sealing and opening on one", n);
+	else if (n > 1)
+		log_info("sealing and opening on %u threads", n);
+}
+
 /*
  * Runs the daemon on an open TUN device and control socket until it stops;
  * with a configuration file (b), brought up from it and torn down at exit.
@@ -341,6 +400,7 @@ static int serve(const struct options *o, struct host *host, struct tun *tun,
 	if (ret < 0)
 		goto fail;
 	/* Threads, from here on only: they share the drop. */
+	start_workers(o, host);
 	if (b)
 		bringup_serve(b);
 	log_info("serving %s on control socket %s", o->ifname, control_path(control));

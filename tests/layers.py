@@ -25,7 +25,7 @@ import sys
 LAYERS = ["crypto", "core", "base", "config", "monitor", "datapath", "control", "host", "bringup", "main"]
 DATAPATH_RANK = {
     "device": 0, "receive": 1, "expiry": 1, "device_config": 1,
-    "send": 2, "peer": 3, "state": 4,
+    "send": 2, "peer": 3, "state": 4, "crypt": 4,
     "io": 5, "ip": 5, "endpoint": 5, "gso": 5,
 }
 INTERFACE = "daemon/datapath/device.h"

@@ -147,6 +147,7 @@ struct noise_local {
 	struct noise_index **buckets;	/* fixed_buckets or an allocated array */
 	size_t nbuckets;		/* a power of two >= NOISE_INDEX_BUCKETS */
 	struct noise_index *fixed_buckets[NOISE_INDEX_BUCKETS];
+	uint64_t keypair_serial;	/* the last keypair's noise_keypair.serial */
 };
 
 enum noise_handshake_state {
@@ -176,6 +177,7 @@ struct noise_keypair {
 	bool can_send;			/* cleared at the counter limit or on expiry */
 	bool can_receive;
 	struct replay_counter replay;
+	uint64_t serial;		/* unique in its noise_local: which session this is */
 };
 
 struct noise_remote {
@@ -304,6 +306,50 @@ enum noise_result noise_consume_response(struct noise_local *l, const uint8_t ms
 					 uint64_t now, struct noise_remote **remote);
 
 /* ---- transport data (WP §5.4.6) ---- */
+
+/*
+ * A data message's cryptography, cut out of sealing and opening so that it
+ * may run on another thread: noise_seal_prepare() and noise_open_prepare()
+ * do the protocol's part (keypair, counter, limits) and copy what the AEAD
+ * needs here; noise_crypt_seal() and noise_crypt_open() touch nothing but
+ * this and the message; noise_open_finish() then checks the keypair again
+ * and moves the replay window, in the order the messages arrived.  The key
+ * is a copy: the keypair may be freed meanwhile.  Wipe with
+ * noise_crypt_wipe().
+ */
+struct noise_crypt {
+	uint8_t key[NOISE_SYMMETRIC_KEY_LEN];
+	uint64_t counter;		/* the nonce */
+	const struct noise_keypair *kp;	/* opening: the keypair, compared again by finish */
+	uint64_t serial;		/* ... and its serial */
+};
+
+/*
+ * Sealing's protocol part: the current keypair must be able to send at
+ * now; takes the next counter and writes the header into msg.  Then
+ * noise_crypt_seal() encrypts plain_len bytes after the header and appends
+ * the tag.  NOISE_ERR_NO_KEYPAIR leaves msg and c untouched.
+ */
+enum noise_result noise_seal_prepare(struct noise_remote *r, uint8_t *msg, uint64_t now,
+				     struct noise_crypt *c);
+void noise_crypt_seal(const struct noise_crypt *c, uint8_t *msg, size_t plain_len);
+
+/*
+ * Opening's protocol part, changing nothing: the keypair the receiver index
+ * names, not expired or past its message limit.  Then noise_crypt_open()
+ * authenticates and decrypts in place (false: the tag did not verify), and
+ * noise_open_finish(), with the result, checks the keypair is still the one
+ * found and still may receive, and moves the replay window: NOISE_OK or
+ * NOISE_OK_CONFIRMED as noise_open().  Between prepare and finish other
+ * messages may be finished: the outcome is the one noise_open() would have
+ * given in the same order.
+ */
+enum noise_result noise_open_prepare(struct noise_local *l, const uint8_t *msg, size_t len, uint64_t now,
+				     struct noise_crypt *c);
+bool noise_crypt_open(const struct noise_crypt *c, uint8_t *msg, size_t len);
+enum noise_result noise_open_finish(struct noise_local *l, const uint8_t *msg, const struct noise_crypt *c,
+				    bool authentic, uint64_t now, struct noise_remote **remote);
+void noise_crypt_wipe(struct noise_crypt *c);
 
 /*
  * Seal in place with the current keypair.  msg has MESSAGE_DATA_HEADER_LEN

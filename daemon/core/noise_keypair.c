@@ -269,6 +269,7 @@ void noise_begin_session(struct noise_remote *r, const uint8_t chain[NOISE_HASH_
 	replay_counter_init(&kp->replay);
 	kp->remote_index = hs->remote_index;
 	kp->birth = now;
+	kp->serial = ++r->local->keypair_serial;
 	kp->is_initiator = initiator;
 	kp->can_send = true;
 	kp->can_receive = true;

@@ -74,6 +74,23 @@ void device_run_timers(struct device *d, uint64_t now);
 /* The counters of what was dropped, logged at exit. */
 void device_log_stats(const struct device *d);
 
+/*
+ * Workers: threads of the shell that take the data messages' cryptography
+ * off the thread that calls the other entry points (the owner).  Before
+ * traffic, the owner says whether there are any (n: how many); with none,
+ * everything runs on the owner, as it always did.  With workers, jobs are
+ * handed out once share_bytes of messages are waiting (0: the default,
+ * CRYPT_SHARE_BYTES in crypt.h; 1: every job, as the tests do to exercise
+ * the hand-off).  A worker calls
+ * device_work() until it returns false (nothing published), and may wait
+ * for io.kick() once device_work_pending() is false.  The two are the
+ * only entry points any thread may call; the results do not depend on
+ * which thread ran what.
+ */
+void device_set_workers(struct device *d, unsigned int n, size_t share_bytes);
+bool device_work(struct device *d);
+bool device_work_pending(struct device *d);
+
 /* send.c: the TUN side */
 
 /*

@@ -282,77 +282,112 @@ bool gso_complete_csum(uint8_t *pkt, size_t len, const struct gso_hdr *h)
 	return true;
 }
 
+/*
+ * The IP header of a super-packet: IPv4 with the protocol proto, its
+ * header length (RFC 791: IHL counts 32-bit words and is at least 5) the
+ * offset of the TCP or UDP header, which must not overlap it; or IPv6, the
+ * TCP or UDP header past the fixed header (and any extension headers).
+ */
+static bool gso_split_ip(struct gso_split *s, const uint8_t *pkt, size_t len, const struct gso_hdr *h,
+			 bool v6, uint8_t proto)
+{
+	if (!v6)
+		return len >= 20 && pkt[0] >> 4 == 4 && pkt[9] == proto && h->csum_start >= 20 &&
+		       (size_t)(pkt[0] & 0xf) * 4 == h->csum_start;
+	s->v6 = true;
+	return len >= 40 && pkt[0] >> 4 == 6 && h->csum_start >= 40;
+}
+
 bool gso_split_init(struct gso_split *s, const uint8_t *pkt, size_t len, const struct gso_hdr *h)
 {
-	size_t tcp_hlen;
+	size_t l4_hlen;
 
 	memset(s, 0, sizeof(*s));
-	if (h->gso_type == VIRTIO_NET_HDR_GSO_TCPV4) {
-		if (len < 20 || pkt[0] >> 4 != 4 || pkt[9] != 6)
+	switch (h->gso_type) {
+	case VIRTIO_NET_HDR_GSO_TCPV4:
+	case VIRTIO_NET_HDR_GSO_TCPV6:
+		if (!gso_split_ip(s, pkt, len, h, h->gso_type == VIRTIO_NET_HDR_GSO_TCPV6, 6) ||
+		    (size_t)h->csum_start + 20 > len)
 			return false;
-		/* RFC 791: IHL counts 32-bit words and is at least 5; below, TCP would overlap it */
-		if (h->csum_start < 20 || (size_t)(pkt[0] & 0xf) * 4 != h->csum_start)
+		l4_hlen = (size_t)(pkt[h->csum_start + 12] >> 4) * 4;
+		if (l4_hlen < 20)
 			return false;
-	} else if (h->gso_type == VIRTIO_NET_HDR_GSO_TCPV6) {
-		if (len < 40 || pkt[0] >> 4 != 6 || h->csum_start < 40)
+		break;
+	case GSO_VNET_UDP_L4:
+		/* either family: the version field says which */
+		if (!gso_split_ip(s, pkt, len, h, len && pkt[0] >> 4 == 6, 17))
 			return false;
-		s->v6 = true;
-	} else {
+		s->udp = true;
+		l4_hlen = 8;
+		break;
+	default:
 		return false;
 	}
-	s->tcp_off = h->csum_start;
-	if (s->tcp_off + 20 > len)
-		return false;
-	tcp_hlen = (size_t)(pkt[s->tcp_off + 12] >> 4) * 4;
-	if (tcp_hlen < 20 || s->tcp_off + tcp_hlen > len || !h->gso_size)
+	s->l4_off = h->csum_start;
+	if (s->l4_off + l4_hlen > len || !h->gso_size)
 		return false;
 	s->pkt = pkt;
 	s->len = len;
-	s->hdr_len = s->tcp_off + tcp_hlen;
+	s->hdr_len = s->l4_off + l4_hlen;
 	s->off = s->hdr_len;
 	s->seg = h->gso_size;
 	return s->hdr_len < len;
 }
 
 /*
- * The TCP checksum of one segment: pseudo header (RFC 793 / RFC 8200
- * §8.1) + TCP header + the payload's sum (payload_sum, from the copy; the
- * payload starts at an even offset of the TCP header, a multiple of 4
- * bytes long, so the sums add up as they are).
+ * The TCP or UDP checksum of one segment: pseudo header (RFC 793, RFC 768
+ * / RFC 8200 §8.1) + its header + the payload's sum (payload_sum, from the
+ * copy; the payload starts at an even offset of the header, a multiple of 4
+ * bytes long, so the sums add up as they are).  UDP sends a zero sum as
+ * all ones (RFC 768).
  */
-static void gso_tcp_csum(uint8_t *out, const struct gso_split *s, size_t seg_len, uint64_t payload_sum)
+static void gso_l4_csum(uint8_t *out, const struct gso_split *s, size_t seg_len, uint64_t payload_sum)
 {
-	size_t tcp_len = seg_len - s->tcp_off;
+	size_t l4_len = seg_len - s->l4_off, field = s->l4_off + (s->udp ? 6 : 16);
 	uint64_t sum = payload_sum;
+	uint16_t csum;
 
 	if (s->v6)
 		sum = gso_csum_add(sum, out + 8, 32);
 	else
 		sum = gso_csum_add(sum, out + 12, 8);
-	sum += 6 + (uint64_t)tcp_len;
-	be16_store(out + s->tcp_off + 16, 0);
-	sum = gso_csum_add(sum, out + s->tcp_off, s->hdr_len - s->tcp_off);
-	be16_store(out + s->tcp_off + 16, gso_csum_fold(sum));
+	sum += (s->udp ? 17 : 6) + (uint64_t)l4_len;
+	be16_store(out + field, 0);
+	sum = gso_csum_add(sum, out + s->l4_off, s->hdr_len - s->l4_off);
+	csum = gso_csum_fold(sum);
+	be16_store(out + field, s->udp && !csum ? 0xffff : csum);
 }
 
-size_t gso_split_next(struct gso_split *s, uint8_t *out, size_t cap)
+unsigned int gso_split_count(const struct gso_split *s)
 {
+	return (unsigned int)((s->len - s->hdr_len + s->seg - 1) / s->seg);
+}
+
+size_t gso_split_len(const struct gso_split *s, unsigned int k)
+{
+	size_t off = s->hdr_len + (size_t)k * s->seg;
+	size_t payload = s->len - off;
+
+	return s->hdr_len + (payload > s->seg ? s->seg : payload);
+}
+
+size_t gso_split_segment(const struct gso_split *s, unsigned int k, uint8_t *out, size_t cap)
+{
+	size_t off = s->hdr_len + (size_t)k * s->seg;
 	size_t payload, seg_len;
 	uint64_t payload_sum;
-	uint8_t *tcp;
+	uint8_t *l4;
 	bool last;
 
-	if (s->off >= s->len)
+	if (k >= gso_split_count(s))
 		return 0;
-	payload = s->len - s->off;
-	if (payload > s->seg)
-		payload = s->seg;
-	seg_len = s->hdr_len + payload;
+	seg_len = gso_split_len(s, k);
+	payload = seg_len - s->hdr_len;
 	if (seg_len > cap)
 		return 0;
-	last = s->off + payload == s->len;
+	last = off + payload == s->len;
 	memcpy(out, s->pkt, s->hdr_len);
-	payload_sum = gso_csum_copy(0, out + s->hdr_len, s->pkt + s->off, payload);
+	payload_sum = gso_csum_copy(0, out + s->hdr_len, s->pkt + off, payload);
 
 	if (s->v6) {
 		be16_store(out + 4, (uint16_t)(seg_len - 40));
@@ -360,19 +395,32 @@ size_t gso_split_next(struct gso_split *s, uint8_t *out, size_t cap)
 		size_t ihl = (size_t)(out[0] & 0xf) * 4;
 
 		be16_store(out + 2, (uint16_t)seg_len);
-		be16_store(out + 4, (uint16_t)(be16_load(s->pkt + 4) + s->index));
+		be16_store(out + 4, (uint16_t)(be16_load(s->pkt + 4) + k));
 		be16_store(out + 10, 0);
 		be16_store(out + 10, gso_csum_fold(gso_csum_add(0, out, ihl)));
 	}
-	tcp = out + s->tcp_off;
-	be32_store(tcp + 4, be32_load(s->pkt + s->tcp_off + 4) + (uint32_t)(s->off - s->hdr_len));
-	if (!last)
-		tcp[13] &= (uint8_t)~(TCP_FLAG_FIN | TCP_FLAG_PSH);
-	if (s->index)
-		tcp[13] &= (uint8_t)~TCP_FLAG_CWR;
-	gso_tcp_csum(out, s, seg_len, payload_sum);
-	s->off += payload;
-	s->index++;
+	l4 = out + s->l4_off;
+	if (s->udp) {
+		be16_store(l4 + 4, (uint16_t)(seg_len - s->l4_off));
+	} else {
+		be32_store(l4 + 4, be32_load(s->pkt + s->l4_off + 4) + (uint32_t)(off - s->hdr_len));
+		if (!last)
+			l4[13] &= (uint8_t)~(TCP_FLAG_FIN | TCP_FLAG_PSH);
+		if (k)
+			l4[13] &= (uint8_t)~TCP_FLAG_CWR;
+	}
+	gso_l4_csum(out, s, seg_len, payload_sum);
+	return seg_len;
+}
+
+size_t gso_split_next(struct gso_split *s, uint8_t *out, size_t cap)
+{
+	size_t seg_len = gso_split_segment(s, s->index, out, cap);
+
+	if (seg_len) {
+		s->off += seg_len - s->hdr_len;
+		s->index++;
+	}
 	return seg_len;
 }
 

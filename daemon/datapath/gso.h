@@ -2,15 +2,18 @@
 /*
  * TUN offloads: the virtio_net_hdr that precedes every packet on a TUN
  * device opened with IFF_VNET_HDR, checksum completion, and the split of a
- * TCP super-packet (TSO, up to 64 KiB) into segments of gso_size bytes.
+ * TCP or UDP super-packet (TSO, USO; up to 64 KiB) into segments of
+ * gso_size bytes of payload.
  *
- * With TUNSETOFFLOAD(TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6) the kernel hands
- * us one large TCP packet where it would otherwise segment it and make us
- * read each segment with its own system call; we cut it here, each segment
- * straight into its send slot, and compute the checksums the kernel
- * skipped.  The result on the wire is identical to what the kernel would
- * have produced (RFC 793 sequence numbers, RFC 791 IDs and header checksum,
- * RFC 1071 checksums).
+ * With TUNSETOFFLOAD(TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6, and TUN_F_USO4 |
+ * TUN_F_USO6 where the kernel has them, Linux 6.2) the kernel hands us one
+ * large TCP packet, or one large UDP datagram that a sender gave UDP GSO,
+ * where it would otherwise segment it and make us read each segment with its
+ * own system call; we cut it here, each segment straight into its send
+ * slot, and compute the checksums the kernel skipped.  The result on the
+ * wire is identical to what the kernel would have produced (RFC 793
+ * sequence numbers, RFC 768 datagram lengths, RFC 791 IDs and header
+ * checksum, RFC 1071 checksums).
  *
  * Pure: bytes in, bytes out; every length is checked, so a malformed
  * header makes the packet invalid rather than read out of bounds.
@@ -36,6 +39,12 @@
  */
 #define GSO_BUF_SKEW (16 - GSO_VNET_HDR_LEN)
 #define GSO_MAX_PACKET 65535
+/*
+ * VIRTIO_NET_HDR_GSO_UDP_L4: a UDP super-packet (Linux 6.2 offers it to
+ * TUN devices that ask for TUN_F_USO4/TUN_F_USO6); named here, as the
+ * headers of older systems lack it.
+ */
+#define GSO_VNET_UDP_L4 5
 
 struct gso_hdr {
 	uint8_t flags;		/* VIRTIO_NET_HDR_F_NEEDS_CSUM */
@@ -55,12 +64,13 @@ bool gso_complete_csum(uint8_t *pkt, size_t len, const struct gso_hdr *h);
 struct gso_split {
 	const uint8_t *pkt;
 	size_t len;
-	size_t hdr_len;		/* IP (+ extension headers) + TCP header */
-	size_t tcp_off;
+	size_t hdr_len;		/* IP (+ extension headers) + TCP or UDP header */
+	size_t l4_off;		/* where the TCP or UDP header starts */
 	size_t off;		/* next payload byte */
 	size_t seg;		/* payload bytes per segment */
 	unsigned int index;
 	bool v6;
+	bool udp;		/* a UDP super-packet (USO): each segment a datagram */
 };
 
 /* Checks the super-packet; false if it cannot be split (drop it). */
@@ -72,6 +82,16 @@ bool gso_split_init(struct gso_split *s, const uint8_t *pkt, size_t len, const s
  * or 0 when all segments were written or out is too small.
  */
 size_t gso_split_next(struct gso_split *s, uint8_t *out, size_t cap);
+
+/*
+ * The same for segment k of gso_split_count(), whatever was written
+ * before: each segment depends only on k and the super-packet, so that
+ * they may be written in any order, on any thread.  gso_split_len() is
+ * segment k's length (k < gso_split_count()), written or not.
+ */
+unsigned int gso_split_count(const struct gso_split *s);
+size_t gso_split_len(const struct gso_split *s, unsigned int k);
+size_t gso_split_segment(const struct gso_split *s, unsigned int k, uint8_t *out, size_t cap);
 
 /* RFC 1071 ones'-complement sum of len bytes added to sum (not folded). */
 uint64_t gso_csum_add(uint64_t sum, const uint8_t *p, size_t len);

@@ -59,6 +59,17 @@ struct device_io {
 	int (*bind)(void *ctx, uint16_t port, uint32_t fwmark, uint16_t *bound, bool *gro);
 	/* Control path: the fwmark of the sockets (0 clears it).  0 or -errno. */
 	int (*set_fwmark)(void *ctx, uint32_t fwmark);
+	/*
+	 * With workers (device_set_workers()): a job was published; a worker
+	 * that sleeps should wake and call device_work().  Called per job, so
+	 * it must be cheap when no worker sleeps.
+	 */
+	void (*kick)(void *ctx);
+	/*
+	 * With workers: the device waits for a worker's job in flight and has
+	 * spun for a while; give the CPU away briefly (sched_yield()).
+	 */
+	void (*relax)(void *ctx);
 };
 
 /* Bytes tun_write() may use in front of the packet (a virtio_net_hdr). */

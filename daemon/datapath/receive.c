@@ -262,10 +262,37 @@ static void receive_deliver(struct device *d, uint8_t *inner, size_t len)
 	receive_tun_result(d, d->io.tun_write(d->io.ctx, inner, len));
 }
 
-static void receive_data(struct device *d, uint8_t *msg, size_t len, struct endpoint *from, uint64_t now)
+/*
+ * A data message, first pass: the protocol's part of opening it
+ * (noise_open_prepare(): its keypair, in order) and a job for the AEAD
+ * (crypt.h); a message that cannot be opened keeps its verdict in order
+ * all the same.
+ */
+static void receive_data_prepare(struct device *d, uint8_t *msg, size_t len, struct endpoint *from, uint64_t now)
+{
+	struct crypt_job *j = crypt_slot(&d->crypt, &d->io);
+
+	j->res = (uint8_t)noise_open_prepare(&d->local, msg, len, now, &j->c);
+	j->kind = j->res == NOISE_OK ? CRYPT_OPEN : CRYPT_NONE;
+	j->msg = msg;
+	j->len = len;
+	j->from = from;
+	j->ok = false;
+	crypt_publish(&d->crypt, &d->io);
+}
+
+/*
+ * A data message, second pass, once its job is finished and those of the
+ * messages before it are through this: the replay window, roaming,
+ * confirmation, timers, the inner packet to the TUN device.
+ */
+static void receive_data_finish(struct device *d, struct crypt_job *j, uint64_t now)
 {
 	struct noise_remote *r = NULL;
-	enum noise_result res;
+	enum noise_result res = j->res;
+	uint8_t *msg = j->msg;
+	size_t len = j->len;
+	struct endpoint *from = j->from;
 	const uint8_t *src = NULL;
 	uint8_t *inner = msg + MESSAGE_DATA_HEADER_LEN;
 	size_t inner_len = len - MESSAGE_DATA_OVERHEAD;
@@ -273,7 +300,9 @@ static void receive_data(struct device *d, uint8_t *msg, size_t len, struct endp
 	bool rekey;
 	int version;
 
-	res = noise_open(&d->local, msg, len, now, &r);
+	if (res == NOISE_OK)
+		res = noise_open_finish(&d->local, msg, &j->c, j->ok, now, &r);
+	noise_crypt_wipe(&j->c);
 	if (res != NOISE_OK && res != NOISE_OK_CONFIRMED) {
 		d->stats.rx_data_dropped++;
 		log_packet(LOG_LEVEL_DEBUG, "data message dropped: %s", noise_result_str(res));
@@ -311,16 +340,38 @@ static void receive_data(struct device *d, uint8_t *msg, size_t len, struct endp
 		send_want_handshake(p, now);
 }
 
+/*
+ * The data messages of a run (crypt.h): their jobs joined, each finished
+ * in the order they came.  A run ends before any other message, which may
+ * change the keypairs the next ones are opened with, and before the ring
+ * of jobs is full.
+ */
+static void receive_run_end(struct device *d, uint32_t *first, uint64_t now)
+{
+	uint32_t i, end = crypt_seq(&d->crypt);
+
+	if (*first == end)
+		return;
+	crypt_join(&d->crypt, &d->io);
+	for (i = *first; i != end; i++)
+		receive_data_finish(d, &d->crypt.job[i % CRYPT_RING], now);
+	*first = end;
+}
+
 /* One datagram, checked at the edge by length and type, then dispatched. */
 static void receive_one(struct device *d, uint8_t *msg, size_t len, struct receive_batch *rb,
-			struct endpoint *from, uint64_t now)
+			struct endpoint *from, uint32_t *run, uint64_t now)
 {
 	enum message_type type = message_classify(msg, len);
 
+	if (type == MESSAGE_DATA) {
+		if (!crypt_room(&d->crypt))
+			receive_run_end(d, run, now);
+		receive_data_prepare(d, msg, len, from, now);
+		return;
+	}
+	receive_run_end(d, run, now);
 	switch (type) {
-	case MESSAGE_DATA:
-		receive_data(d, msg, len, from, now);
-		break;
 	case MESSAGE_HANDSHAKE_INITIATION:
 	case MESSAGE_HANDSHAKE_RESPONSE:
 		receive_handshake(d, type, msg, len, rb, from, now);
@@ -465,6 +516,7 @@ void device_rx_batch(struct device *d, int family, unsigned int got, uint64_t no
 	struct receive_batch *rb = &d->rx_batch;
 	unsigned int i;
 	size_t off, len;
+	uint32_t run;
 
 	/* A down interface has no sessions (doc/protocol.md §8): read and drop. */
 	if (!d->up || got > d->rx_entries)
@@ -474,6 +526,7 @@ void device_rx_batch(struct device *d, int family, unsigned int got, uint64_t no
 			receive_note_truncated(d);
 	}
 	receive_weigh(d, rb, got, got == d->rx_entries, family, now);
+	run = crypt_seq(&d->crypt);
 	for (i = 0; i < got; i++) {
 		const struct udp_msg *m = &d->rx_msgs[i];
 
@@ -482,9 +535,10 @@ void device_rx_batch(struct device *d, int family, unsigned int got, uint64_t no
 			continue;
 		for (off = 0; off < m->len; off += len) {
 			len = receive_next(m, off);
-			receive_one(d, m->data + off, len, rb, m->ep, now);
+			receive_one(d, m->data + off, len, rb, m->ep, &run, now);
 		}
 	}
+	receive_run_end(d, &run, now);
 	/* an ACK is not held past its batch: nothing later in it superseded it */
 	receive_ack_flush(d);
 	device_deadline_commit(d);

@@ -94,6 +94,7 @@ void send_flush(struct device *d, uint64_t now)
 	if (!n)
 		return;
 	d->tx_count = 0;
+	crypt_join(&d->crypt, &d->io);
 	send_out(d, d->tx_msgs, n, d->tx_peers, NULL);
 	for (i = 0; i < n; i++) {
 		struct peer *p = d->tx_peers[i];
@@ -271,10 +272,10 @@ static struct peer *send_route(struct device *d, const uint8_t *inner, size_t le
 }
 
 /*
- * Pads and seals for p the packet of len bytes at buf +
- * MESSAGE_DATA_HEADER_LEN, in place (buf has room for the padding and the
- * tag).  Returns the data message's length, or 0 if the packet was staged
- * instead.
+ * The oversize path's seal, at once: pads and seals for p the packet of
+ * len bytes at buf + MESSAGE_DATA_HEADER_LEN, in place (buf has room for
+ * the padding and the tag).  Returns the data message's length, or 0 if the
+ * packet was staged instead.
  */
 static size_t send_seal(struct device *d, struct peer *p, uint8_t *buf, size_t len, uint64_t now)
 {
@@ -293,26 +294,45 @@ static size_t send_seal(struct device *d, struct peer *p, uint8_t *buf, size_t l
 }
 
 /*
- * Seals for p the packet of len bytes in the next free slot.  A sealed
- * slot is kept for the batch (flushed when the batch is full); a staged
- * packet leaves the slot free for the next one.
+ * The packet in the next free slot, of len bytes (or, for a segment job,
+ * to be written there: seg of split), for p: the protocol's part of
+ * sealing now, in order, and the rest as a job (crypt.h).  A slot with a
+ * job is kept for the batch (flushed when the batch is full); a packet
+ * without a session is staged (built first, if a segment) and leaves the
+ * slot free for the next one.
  */
-static void send_packet_to(struct device *d, struct peer *p, size_t len, uint64_t now)
+static void send_slot(struct device *d, struct peer *p, size_t len, const struct gso_split *split,
+		      unsigned int seg, uint64_t now)
 {
 	struct packet *slot = &d->tx[d->tx_count];
-	struct udp_msg *msg = &d->tx_msgs[d->tx_count];
-	size_t n;
+	uint8_t *inner = slot->buf + MESSAGE_DATA_HEADER_LEN;
+	/* WP §5.4.6: zero padding to a multiple of 16, never beyond the MTU. */
+	size_t padded = device_padded_len(d, len);
+	struct crypt_job *j = crypt_slot(&d->crypt, &d->io);
 
-	n = send_seal(d, p, slot->buf, len, now);
-	if (!n)
+	if (p->staged.count || noise_seal_prepare(&p->remote, slot->buf, now, &j->c) != NOISE_OK) {
+		/* Behind staged packets or without a session: wait for one. */
+		if (split)
+			gso_split_segment(split, seg, inner, PACKET_MAX_INNER);
+		peer_stage(p, inner, len);
+		send_want_handshake(p, now);
 		return;
-	msg->data = slot->buf;
-	msg->len = n;
-	msg->ep = &p->endpoint;
+	}
+	j->msg = slot->buf;
+	j->len = padded;
+	j->kind = split ? CRYPT_SEGMENT : CRYPT_SEAL;
+	j->split = split;
+	j->seg = seg;
+	if (!split)
+		memset(inner + len, 0, padded - len);
+	crypt_publish(&d->crypt, &d->io);
+	d->tx_msgs[d->tx_count] = (struct udp_msg){ .data = slot->buf, .len = padded + MESSAGE_DATA_OVERHEAD,
+						    .ep = &p->endpoint };
 	d->tx_peers[d->tx_count] = p;
 	if (++d->tx_count == PACKET_BATCH)
 		send_flush(d, now);
 }
+
 
 /* Routes the packet of len bytes in the next free slot, and seals it (or drops it). */
 static void send_packet(struct device *d, size_t len, uint64_t now)
@@ -320,7 +340,7 @@ static void send_packet(struct device *d, size_t len, uint64_t now)
 	struct peer *p = send_route(d, d->tx[d->tx_count].buf + MESSAGE_DATA_HEADER_LEN, len);
 
 	if (p)
-		send_packet_to(d, p, len, now);
+		send_slot(d, p, len, NULL, 0, now);
 }
 
 /*
@@ -366,64 +386,88 @@ static void send_copy(struct device *d, const uint8_t *pkt, size_t len, uint64_t
 	send_large(d, len, now);
 }
 
-/* Cuts a TCP super-packet into its segments; returns how many were sent on. */
-static unsigned int send_super_packet(struct device *d, uint8_t *pkt, size_t len,
-				      const struct gso_hdr *h, uint64_t now)
+/*
+ * Segments larger than a slot (jumbo MTU) go one by one, in order, through
+ * the oversize path; returns how many were sent on.
+ */
+static unsigned int send_super_large(struct device *d, struct gso_split *split, uint64_t now)
 {
-	struct gso_split split;
-	struct peer *p = NULL;
 	unsigned int count = 0;
 	size_t seg;
-	bool large;
 
-	if (!gso_split_init(&split, pkt, len, h)) {
-		d->stats.tx_bad_packet++;
-		return 0;
-	}
-	/* Segments larger than a slot (jumbo MTU) go one by one, in order. */
-	large = split.hdr_len + split.seg > PACKET_MAX_INNER;
-	for (;;) {
-		uint8_t *out = large ? d->tx_large.buf : d->tx[d->tx_count].buf;
-
-		seg = gso_split_next(&split, out + MESSAGE_DATA_HEADER_LEN,
-				     large ? PACKET_MAX_INNER_LARGE : PACKET_MAX_INNER);
-		if (!seg)
-			break;
+	while ((seg = gso_split_next(split, d->tx_large.buf + MESSAGE_DATA_HEADER_LEN,
+				     PACKET_MAX_INNER_LARGE))) {
 		count++;
-		if (large) {
-			send_large(d, seg, now);
-			continue;
-		}
-		/*
-		 * Every segment has the super-packet's addresses: the route
-		 * of the first that has one (allowed IPs, endpoint) is every
-		 * segment's, as nothing changes them in between.
-		 */
-		if (!p)
-			p = send_route(d, out + MESSAGE_DATA_HEADER_LEN, seg);
-		if (p)
-			send_packet_to(d, p, seg, now);
+		send_large(d, seg, now);
 	}
-	if (split.off < split.len)
+	if (split->off < split->len)
 		d->stats.tx_bad_packet++;	/* a segment larger than a datagram */
 	return count;
 }
 
-/* One packet read with its virtio_net_hdr: complete, cut or copy it. */
+/*
+ * Cuts the TCP super-packet of TUN read t into its segments; returns how
+ * many were sent on.  Every segment has the super-packet's addresses: the
+ * route of the first that has one (allowed IPs, endpoint) is every
+ * segment's, as nothing changes them in between.  The segments up to that
+ * one are written here (each counted if it does not route); the rest are
+ * written by their jobs, from t, which stays untouched until they finish.
+ */
+static unsigned int send_super_packet(struct device *d, struct tun_read *t, size_t len,
+				      const struct gso_hdr *h, uint64_t now)
+{
+	struct gso_split *split = &t->split;
+	unsigned int k = 0, count;
+	struct peer *p = NULL;
+	size_t seg;
+
+	if (!gso_split_init(split, t->buf + GSO_VNET_HDR_LEN, len, h)) {
+		d->stats.tx_bad_packet++;
+		return 0;
+	}
+	if (split->hdr_len + split->seg > PACKET_MAX_INNER)
+		return send_super_large(d, split, now);
+	count = gso_split_count(split);
+	t->first = crypt_seq(&d->crypt);
+	while (!p && k < count) {
+		seg = gso_split_segment(split, k++, d->tx[d->tx_count].buf + MESSAGE_DATA_HEADER_LEN,
+					PACKET_MAX_INNER);
+		p = send_route(d, d->tx[d->tx_count].buf + MESSAGE_DATA_HEADER_LEN, seg);
+		if (p)
+			send_slot(d, p, seg, NULL, 0, now);
+	}
+	for (; p && k < count; k++)
+		send_slot(d, p, gso_split_len(split, k), split, k, now);
+	t->end = crypt_seq(&d->crypt);
+	/* a super-packet is worth sharing whole, its tail too */
+	if (d->crypt.workers && !d->crypt.backoff)
+		crypt_share(&d->crypt, &d->io);
+	return count;
+}
+
+/*
+ * One packet read with its virtio_net_hdr: complete, cut or copy it.  A
+ * super-packet's segments are jobs that read it where it lies: with
+ * workers, the next read goes to the other buffer.
+ */
 static unsigned int send_vnet_packet(struct device *d, size_t n, uint64_t now)
 {
-	uint8_t *pkt = d->tun_buf + GSO_VNET_HDR_LEN;
+	struct tun_read *t = &d->tun[d->tun_cur];
+	uint8_t *pkt = t->buf + GSO_VNET_HDR_LEN;
 	size_t len = n - GSO_VNET_HDR_LEN;
 	struct gso_hdr h;
 
-	if (n < GSO_VNET_HDR_LEN || n >= sizeof(d->tun_buf)) {
+	if (n < GSO_VNET_HDR_LEN || n >= sizeof(t->buf)) {
 		/* no header, or larger than an IP packet can be: cut short */
 		d->stats.tx_bad_packet++;
 		return 0;
 	}
-	gso_hdr_parse(&h, d->tun_buf);
-	if (h.gso_type != VIRTIO_NET_HDR_GSO_NONE)
-		return send_super_packet(d, pkt, len, &h, now);
+	gso_hdr_parse(&h, t->buf);
+	if (h.gso_type != VIRTIO_NET_HDR_GSO_NONE) {
+		if (d->crypt.workers)
+			d->tun_cur = (d->tun_cur + 1) % TUN_READS;
+		return send_super_packet(d, t, len, &h, now);
+	}
 	if ((h.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) && !gso_complete_csum(pkt, len, &h)) {
 		d->stats.tx_bad_packet++;
 		return 0;
@@ -442,9 +486,14 @@ static unsigned int send_vnet_packet(struct device *d, size_t n, uint64_t now)
  */
 uint8_t *device_tx_buffer(struct device *d, size_t *size)
 {
+	struct tun_read *t = &d->tun[d->tun_cur];
+
 	if (d->tun_vnet) {
-		*size = sizeof(d->tun_buf);
-		return d->tun_buf;
+		/* its last super-packet's segments may still be jobs */
+		if (!crypt_finished(&d->crypt, t->first, t->end))
+			crypt_wait(&d->crypt, &d->io, t->first, t->end);
+		*size = sizeof(t->buf);
+		return t->buf;
 	}
 	if (d->mtu <= PACKET_MAX_INNER) {
 		*size = PACKET_MAX_INNER + 1;

@@ -30,6 +30,7 @@
 #include "daemon/core/noise.h"
 #include "daemon/core/random.h"
 #include "daemon/core/ratelimiter.h"
+#include "daemon/datapath/crypt.h"
 #include "daemon/datapath/endpoint.h"
 #include "daemon/datapath/gso.h"
 #include "daemon/datapath/io.h"
@@ -60,6 +61,26 @@ struct packet_large {
 };
 
 struct peer;
+
+/*
+ * One TUN read: the packet after its virtio_net_hdr 16-byte aligned
+ * (GSO_BUF_SKEW in gso.h), one byte more than the largest packet to see
+ * truncation.  A TCP super-packet stays here while its segments are jobs
+ * (crypt.h): split describes it, and the jobs numbered first..end read it.
+ */
+struct tun_read {
+	uint8_t skew_[GSO_BUF_SKEW] __attribute__((aligned(16)));
+	uint8_t buf[GSO_VNET_HDR_LEN + GSO_MAX_PACKET + 1];
+	struct gso_split split;
+	uint32_t first, end;
+};
+
+/*
+ * With workers, reads alternate between two buffers, so that the next
+ * super-packet is read while the last one's segments are still being cut
+ * and sealed; one thread uses the first only.
+ */
+#define TUN_READS 2
 
 /*
  * What receive.c learns of one read before processing it: mac1 of each
@@ -120,13 +141,9 @@ struct device {
 	struct device_stats stats;
 
 	/* the data path's preallocated slots */
-	/*
-	 * one TUN read; one byte more than the largest packet, to see
-	 * truncation; the packet after the virtio_net_hdr 16-byte aligned
-	 * (GSO_BUF_SKEW in gso.h)
-	 */
-	uint8_t tun_skew_[GSO_BUF_SKEW] __attribute__((aligned(16)));
-	uint8_t tun_buf[GSO_VNET_HDR_LEN + GSO_MAX_PACKET + 1];
+	struct tun_read tun[TUN_READS];	/* TUN reads (offloads on) */
+	unsigned int tun_cur;		/* the one the next read goes to */
+	struct crypt_queue crypt;	/* the cryptography's jobs */
 	unsigned int tx_count;		/* sealed slots waiting for sendmmsg */
 	struct packet tx[PACKET_BATCH];
 	struct udp_msg tx_msgs[PACKET_BATCH];

@@ -5,6 +5,7 @@
 #include "daemon/host/host.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "daemon/base/clock.h"
 #include "daemon/base/log.h"
 #include "daemon/base/loop.h"
+#include "daemon/base/workers.h"
 #include "daemon/datapath/device.h"
 #include "daemon/datapath/io.h"
 #include "daemon/host/netlink.h"
@@ -43,6 +45,7 @@ struct host {
 	int exit_status;		/* 0 clean, 1 error */
 	struct device *dev;
 	unsigned int mtu;		/* the link's, as the device was last told */
+	struct workers workers;		/* the cryptography's, if any (host_start_workers) */
 };
 
 /* The link went away: nothing left to serve. */
@@ -170,6 +173,29 @@ static int host_bind(void *ctx, uint16_t port, uint32_t fwmark, uint16_t *bound,
 	*gro = h->udp.gro;
 	log_info("listening on UDP port %u", h->udp.port);
 	return 0;
+}
+
+static void host_kick(void *ctx)
+{
+	struct host *h = ctx;
+
+	workers_kick(&h->workers);
+}
+
+static void host_relax(void *ctx)
+{
+	(void)ctx;
+	sched_yield();
+}
+
+static bool host_work(void *ctx)
+{
+	return device_work(ctx);
+}
+
+static bool host_work_pending(void *ctx)
+{
+	return device_work_pending(ctx);
 }
 
 static int host_set_fwmark(void *ctx, uint32_t fwmark)
@@ -427,6 +453,8 @@ struct host *host_create(const char *name)
 		.deadline = host_deadline,
 		.bind = host_bind,
 		.set_fwmark = host_set_fwmark,
+		.kick = host_kick,
+		.relax = host_relax,
 	};
 
 	if (!h)
@@ -551,10 +579,26 @@ int host_run(struct host *h)
 	return h->exit_status ? -EIO : 0;
 }
 
+int host_start_workers(struct host *h, unsigned int threads, uint64_t spin_ns)
+{
+	int ret;
+
+	if (threads <= 1)
+		return 0;
+	/* the device hands out jobs only once the workers exist */
+	ret = workers_start(&h->workers, threads - 1, host_work, host_work_pending, h->dev, spin_ns);
+	if (ret == 0)
+		device_set_workers(h->dev, threads - 1, 0);
+	return ret;
+}
+
 void host_stop(struct host *h)
 {
 	if (!h)
 		return;
+	/* back to one thread, the jobs in flight finished, before the device goes */
+	device_set_workers(h->dev, 0, 0);
+	workers_stop(&h->workers);
 	device_destroy(h->dev);
 	control_close(h->control);
 	if (h->sigfd >= 0)

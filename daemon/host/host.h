@@ -14,6 +14,7 @@
 #define WGD_HOST_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "daemon/base/loop.h"
 #include "daemon/config/config.h"
@@ -32,6 +33,14 @@ void host_destroy(struct host *h);
  * caller still owns tun and control.
  */
 int host_start(struct host *h, struct tun *tun, struct control *control, char *err, size_t errlen);
+/*
+ * The data path's cryptography on threads threads in all (the caller's and
+ * threads - 1 workers, datapath/crypt.h; 1: none), each spinning spin_ns
+ * when idle before it sleeps (0: the default).  Call after the privilege
+ * drop: the workers hold what the process holds then.  0 or -errno (the
+ * device then stays on one thread).
+ */
+int host_start_workers(struct host *h, unsigned int threads, uint64_t spin_ns);
 /* Runs until a signal, the control socket's deletion or the link's. */
 int host_run(struct host *h);
 /* Tears everything down in reverse, wipes every key, frees h. */

@@ -12,18 +12,28 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+/* UDP super-packets (Linux 6.2; not in the headers of older systems) */
+#ifndef TUN_F_USO4
+#define TUN_F_USO4 0x20
+#define TUN_F_USO6 0x40
+#endif
+
 /*
- * Asks for TCP super-packets (TSO) and partial checksums.  Without it the
- * device still works, with one packet per read.
+ * Asks for TCP super-packets (TSO), UDP ones (USO) where the kernel has
+ * them (an older one refuses the unknown bits: then TSO alone), and partial
+ * checksums.  Without any of it the device still works, with one packet per
+ * read.
  */
 static void tun_offload(struct tun *t)
 {
+	unsigned int tso = TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6;
 	int hdrsz = GSO_VNET_HDR_LEN;
 
 	if (!t->vnet_hdr)
 		return;
 	if (ioctl(t->fd, TUNSETVNETHDRSZ, &hdrsz) < 0 ||
-	    ioctl(t->fd, TUNSETOFFLOAD, TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6) < 0)
+	    (ioctl(t->fd, TUNSETOFFLOAD, tso | TUN_F_USO4 | TUN_F_USO6) < 0 &&
+	     ioctl(t->fd, TUNSETOFFLOAD, tso) < 0))
 		ioctl(t->fd, TUNSETOFFLOAD, 0);
 }
 

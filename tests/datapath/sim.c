@@ -60,6 +60,7 @@
 #define SIM_REPLAY_RING 32
 
 static int verbose;
+static unsigned int threads = 1;	/* per device: --threads */
 
 struct sim_packet {		/* every inner packet the workload sent */
 	uint64_t sent;
@@ -1047,6 +1048,7 @@ static void run_seed(uint64_t seed, double hours, unsigned int ndev, const char 
 	W.event_what = "setup";
 	tu_rng_seed(&W.rng, seed);
 	sim_init(&W.net, mix64(seed) | 1);
+	W.net.threads = threads;
 	W.net.on_send = on_send;
 	W.net.on_deliver = on_deliver;
 	W.net.on_tun = on_tun;
@@ -1113,6 +1115,7 @@ static double cpu_seconds(void)
 struct totals {
 	unsigned long seeds, events, packets, delivered, initiations, handshakes, recoveries, replays;
 	uint64_t max_recovery;
+	uint64_t digest;		/* of every seed's simnet digest, in order */
 	double hours;
 };
 
@@ -1121,8 +1124,10 @@ static void one(struct totals *t, uint64_t seed, double hours, unsigned int ndev
 	run_seed(seed, hours, ndev, argv0);
 	if (verbose)
 		fprintf(stderr, "sim: seed %llu, %u devices, %g h: %lu events, %zu packets (%lu delivered), "
-			"%lu handshakes, %lu recoveries (longest %.3f s)\n", (unsigned long long)seed, ndev, hours,
-			W.event, W.npkts, W.delivered, W.handshakes, W.recoveries, secs(W.max_recovery));
+			"%lu handshakes, %lu recoveries (longest %.3f s), traffic %016llx\n", (unsigned long long)seed,
+			ndev, hours, W.event, W.npkts, W.delivered, W.handshakes, W.recoveries, secs(W.max_recovery),
+			(unsigned long long)W.net.digest);
+	t->digest = mix64(t->digest ^ W.net.digest);
 	t->seeds++;
 	t->events += W.event;
 	t->packets += W.npkts;
@@ -1179,17 +1184,20 @@ int main(int argc, char **argv)
 			budget = strtod(argv[++i], NULL);
 		} else if (!strcmp(argv[i], "--fixed") && i + 1 < argc) {
 			fixed = (unsigned int)strtoul(argv[++i], NULL, 0);
+		} else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+			threads = (unsigned int)strtoul(argv[++i], NULL, 0);
 		} else if (!strcmp(argv[i], "-v")) {
 			verbose++;
 		} else if (!strcmp(argv[i], "-vv") || !strcmp(argv[i], "-vvv") || !strcmp(argv[i], "-vvvv")) {
 			verbose += (int)strlen(argv[i]) - 1;
 		} else {
 			fprintf(stderr, "usage: %s [--seed N] [--hours H] [--devs 2..%d] [--budget CPU-S] "
-				"[--fixed K] [-v]...\n", argv[0], SIM_MAX_DEVS);
+				"[--fixed K] [--threads N] [-v]...\n", argv[0], SIM_MAX_DEVS);
 			return 2;
 		}
 	}
-	if ((devs && (devs < 2 || devs > SIM_MAX_DEVS)) || !(hours > 0 && hours <= 1000))
+	if ((devs && (devs < 2 || devs > SIM_MAX_DEVS)) || !(hours > 0 && hours <= 1000) ||
+	    threads < 1 || threads > WORKERS_MAX + 1)
 		return 2;
 	log_init("sim", verbose >= 4 ? LOG_LEVEL_DEBUG : LOG_LEVEL_SILENT, true);
 	if (!x25519_init())
@@ -1221,6 +1229,8 @@ int main(int argc, char **argv)
 	       "all invariants held\n",
 	       t.seeds, t.hours, t.events, t.packets, t.delivered, t.initiations, t.handshakes, t.recoveries,
 	       secs(t.max_recovery), secs(RECOVERY_BOUND), t.replays);
+	printf("sim: traffic digest %016llx (%u threads per device)\n", (unsigned long long)t.digest, threads);
+	fprintf(stderr, "sim: %lu jobs run by workers\n", sim_worker_jobs);
 	printf("sim: %.2f CPU-s, %.0f protocol-hours per CPU-second\n", t0, t0 > 0 ? t.hours / t0 : 0.0);
 	log_clear();
 	return 0;

@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,43 @@ static void sim_enqueue(struct sim_net *n, struct sim_dev *from, struct sim_dev 
 
 /* ---- the seam, in memory ---- */
 
+/* FNV-1a: the digest's order and bytes, not a secret. */
+static void sim_digest(struct sim_net *n, unsigned int id, const uint8_t *p, size_t len)
+{
+	uint64_t h = n->digest ^ (id + 1);
+	size_t i;
+
+	h *= 0x100000001b3ull;
+	for (i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ull;
+	}
+	n->digest = h;
+}
+
+static void sim_kick(void *ctx)
+{
+	struct sim_dev *d = ctx;
+
+	workers_kick(&d->workers);
+}
+
+static void sim_relax(void *ctx)
+{
+	(void)ctx;
+	sched_yield();
+}
+
+static bool sim_work(void *ctx)
+{
+	return device_work(ctx);
+}
+
+static bool sim_work_pending(void *ctx)
+{
+	return device_work_pending(ctx);
+}
+
 static uint64_t sim_wall_ns(void *ctx)
 {
 	struct sim_dev *d = ctx;
@@ -100,6 +138,7 @@ static unsigned int sim_io_send(void *ctx, struct udp_msg *msgs, unsigned int co
 			continue;
 		}
 		n->sent++;
+		sim_digest(n, d->id, msgs[i].data, msgs[i].len);
 		if (n->on_send)
 			n->on_send(n, d, &msgs[i]);
 		to = sim_find(n, msgs[i].ep);
@@ -118,6 +157,7 @@ static unsigned int sim_io_send(void *ctx, struct udp_msg *msgs, unsigned int co
 static int sim_tun_record(struct sim_dev *d, const uint8_t *pkt, size_t len)
 {
 	d->tun_packets++;
+	sim_digest(d->net, d->id + SIM_MAX_DEVS, pkt, len);
 	d->last_len = len < sizeof(d->last) ? len : sizeof(d->last);
 	memcpy(d->last, pkt, d->last_len);
 	if (d->net->on_tun)
@@ -195,10 +235,27 @@ static int sim_set_fwmark(void *ctx, uint32_t fwmark)
 
 /* ---- the network ---- */
 
+unsigned int sim_threads = 1;
+uint64_t sim_digests;
+unsigned long sim_worker_jobs;
+
+bool sim_parse_threads(int argc, char **argv)
+{
+	char *end;
+
+	if (argc == 1)
+		return true;
+	if (argc != 3 || strcmp(argv[1], "--threads"))
+		return false;
+	sim_threads = (unsigned int)strtoul(argv[2], &end, 10);
+	return !*end && sim_threads >= 1 && sim_threads <= WORKERS_MAX + 1;
+}
+
 void sim_init(struct sim_net *n, uint64_t seed)
 {
 	memset(n, 0, sizeof(*n));
 	tu_rng_seed(&n->rng, seed);
+	n->threads = sim_threads;
 	n->now = SIM_S(1000);
 	n->delay_ns = SIM_MS(1);
 }
@@ -209,12 +266,15 @@ void sim_clear(struct sim_net *n)
 	size_t k;
 
 	for (i = 0; i < n->ndevs; i++) {
+		device_set_workers(n->devs[i].dev, 0, 0);
+		sim_worker_jobs += workers_stop(&n->devs[i].workers);
 		device_destroy(n->devs[i].dev);
 		crypto_wipe(n->devs[i].private_key, sizeof(n->devs[i].private_key));
 	}
 	for (k = 0; k < n->qlen; k++)
 		free(n->q[k].data);
 	free(n->q);
+	sim_digests = (sim_digests ^ n->digest) * 0x100000001b3ull;
 	memset(n, 0, sizeof(*n));
 }
 
@@ -236,6 +296,8 @@ struct sim_dev *sim_add(struct sim_net *n)
 		.deadline = sim_deadline,
 		.bind = sim_bind,
 		.set_fwmark = sim_set_fwmark,
+		.kick = sim_kick,
+		.relax = sim_relax,
 	};
 	char name[16];
 
@@ -259,6 +321,10 @@ struct sim_dev *sim_add(struct sim_net *n)
 	if (!d->dev)
 		return NULL;
 	n->ndevs++;
+	/* the workers spin briefly: the simulation's CPU budget is not theirs */
+	if (n->threads > 1 && workers_start(&d->workers, n->threads - 1, sim_work, sim_work_pending, d->dev,
+					    1000) == 0)
+		device_set_workers(d->dev, n->threads - 1, 1);
 	device_set_bound(d->dev, ntohs(d->addr.addr.in4.sin_port), false);
 	config_device_init(&cfg);
 	cfg.flags = CONFIG_DEVICE_HAS_PRIVATE_KEY;

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "daemon/base/workers.h"
 #include "daemon/datapath/device.h"
 #include "daemon/datapath/state.h"
 #include "tests/lib/testutil.h"
@@ -65,6 +66,7 @@ struct sim_dev {
 	/* io.send() calls, and how many datagrams each of the first ones had */
 	unsigned long send_calls;
 	unsigned int send_sizes[64];
+	struct workers workers;		/* with sim_net.threads > 1 */
 };
 
 struct sim_dgram {
@@ -101,10 +103,34 @@ struct sim_net {
 	/* every datagram about to be handed to its device (not to a sleeping one) */
 	void (*on_deliver)(struct sim_net *n, struct sim_dev *to, const struct sim_dgram *g);
 	void *user;
+	/*
+	 * Threads each device seals and opens on (set before sim_add(); 0 or
+	 * 1: one; every job is handed out, to exercise the hand-off), and a
+	 * digest of everything the devices did that the
+	 * network sees, in order: every datagram handed to io.send() and every
+	 * packet written to a TUN device.  The number of threads must not
+	 * change it.
+	 */
+	unsigned int threads;
+	uint64_t digest;
 };
 
-/* An empty network at a boot time of 1000 s; delay 1 ms, no faults. */
+/*
+ * An empty network at a boot time of 1000 s; delay 1 ms, no faults; its
+ * devices on sim_threads threads each.
+ */
 void sim_init(struct sim_net *n, uint64_t seed);
+
+/*
+ * For a test program: "--threads N" (1 to WORKERS_MAX + 1) from its
+ * arguments into sim_threads, else 1; false on anything else.  Every
+ * network's digest is folded into sim_digests at sim_clear(), for the
+ * program to print: the same for any number of threads.
+ */
+extern unsigned int sim_threads;
+extern uint64_t sim_digests;
+extern unsigned long sim_worker_jobs;	/* jobs the devices' workers ran, in all */
+bool sim_parse_threads(int argc, char **argv);
 /* Destroys every device (which wipes its keys) and frees what is in flight. */
 void sim_clear(struct sim_net *n);
 

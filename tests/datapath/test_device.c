@@ -779,10 +779,14 @@ static void test_many_peers(void)
 	sim_clear(&n);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	/* WGD_TEST_LOG=debug shows what the devices log. */
 	log_init("test_device", getenv("WGD_TEST_LOG") ? LOG_LEVEL_DEBUG : LOG_LEVEL_ERROR, true);
+	if (!sim_parse_threads(argc, argv)) {
+		fprintf(stderr, "usage: %s [--threads N]\n", argv[0]);
+		return 2;
+	}
 	if (!x25519_init())
 		return 99;
 	test_handshake_and_data();
@@ -806,5 +810,7 @@ int main(void)
 	test_load_detector();
 	test_many_peers();
 	log_clear();
+	printf("test_device: traffic digest %016llx\n", (unsigned long long)sim_digests);
+	fprintf(stderr, "%lu jobs run by workers\n", sim_worker_jobs);
 	return ct_exit("device");
 }

@@ -284,6 +284,108 @@ static void test_split_and_merge(bool v6, size_t payload, uint16_t mss)
 	      "merged TCP checksum");
 }
 
+/*
+ * A UDP super-packet (USO): IPv4 or IPv6, then a UDP header and payload
+ * bytes from the seeded generator; the UDP checksum field holds what the
+ * kernel leaves there (the pseudo header's sum) and is rewritten per
+ * segment.
+ */
+static size_t make_udp_super(uint8_t *pkt, bool v6, size_t payload)
+{
+	size_t ip = v6 ? 40 : 20, len = ip + 8 + payload, i;
+
+	memset(pkt, 0, ip + 8);
+	if (v6) {
+		pkt[0] = 0x60;
+		be16_store(pkt + 4, (uint16_t)(len - 40));
+		pkt[6] = 17;
+		pkt[7] = 64;
+		pkt[8] = 0xfd;
+		pkt[39] = 2;
+	} else {
+		pkt[0] = 0x45;
+		be16_store(pkt + 2, (uint16_t)len);
+		be16_store(pkt + 4, 0xfff0);	/* the IDs wrap inside the packet */
+		pkt[8] = 64;
+		pkt[9] = 17;
+		be32_store(pkt + 12, 0xc6336401);
+		be32_store(pkt + 16, 0xc6336402);
+		be16_store(pkt + 10, 0);
+		be16_store(pkt + 10, (uint16_t)~ref_sum(pkt, 20, 0));
+	}
+	be16_store(pkt + ip, 40000);
+	be16_store(pkt + ip + 2, 5201);
+	be16_store(pkt + ip + 4, (uint16_t)(len - ip));
+	for (i = ip + 8; i < len; i++)
+		pkt[i] = (uint8_t)rng();
+	return len;
+}
+
+/* A UDP super-packet cut into datagrams of mss bytes of payload (RFC 768). */
+static void test_udp_split(bool v6, size_t payload, uint16_t mss)
+{
+	size_t ip = v6 ? 40 : 20, hdr = ip + 8, len, n = 0, off = 0, i;
+	struct gso_hdr h = {
+		.gso_type = GSO_VNET_UDP_L4, .gso_size = mss, .csum_start = (uint16_t)ip, .csum_offset = 6,
+		.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM,
+	};
+	struct gso_split s;
+
+	len = make_udp_super(super, v6, payload);
+	CHECK(gso_split_init(&s, super, len, &h), "udp split init v6=%d", v6);
+	while (n < 64 && (seg_len[n] = gso_split_next(&s, segs[n], sizeof(segs[n]))))
+		n++;
+	CHECK(n == (payload + mss - 1) / mss, "udp v6=%d %zu/%u: %zu datagrams", v6, payload, mss, n);
+	for (i = 0; i < n; i++) {
+		const uint8_t *g = segs[i];
+
+		CHECK(seg_len[i] == hdr + (i + 1 < n ? mss : payload - off), "datagram %zu length", i);
+		if (v6)
+			CHECK(be16_load(g + 4) == seg_len[i] - 40, "udp v6 payload length");
+		else
+			CHECK(be16_load(g + 2) == seg_len[i] && ref_ipv4_csum_ok(g, 20) &&
+			      be16_load(g + 4) == (uint16_t)(0xfff0 + i), "udp v4 header of datagram %zu", i);
+		CHECK(be16_load(g + ip + 4) == seg_len[i] - ip, "UDP length of datagram %zu", i);
+		CHECK(be16_load(g + ip + 6) != 0 && ref_l4_csum_ok(g, seg_len[i], ip, v6, 17),
+		      "UDP checksum of datagram %zu", i);
+		CHECK(!memcmp(g + (v6 ? 8 : 12), super + (v6 ? 8 : 12), v6 ? 32 : 8) && !memcmp(g + ip, super + ip, 4),
+		      "addresses and ports of datagram %zu", i);
+		CHECK(!memcmp(g + hdr, super + hdr + off, seg_len[i] - hdr), "payload of datagram %zu", i);
+		off += seg_len[i] - hdr;
+	}
+	CHECK(off == payload, "udp payload total");
+}
+
+/*
+ * Segment k written by itself (gso_split_segment(), as the data path's
+ * jobs write them, in any order, on any thread) is the one gso_split_next()
+ * writes k-th.
+ */
+static void test_segments_any_order(bool v6, bool udp, size_t payload, uint16_t mss)
+{
+	struct gso_hdr h = {
+		.gso_type = udp ? GSO_VNET_UDP_L4 : v6 ? VIRTIO_NET_HDR_GSO_TCPV6 : VIRTIO_NET_HDR_GSO_TCPV4,
+		.gso_size = mss, .csum_start = v6 ? 40 : 20, .csum_offset = udp ? 6 : 16,
+	};
+	static uint8_t one[2048];
+	struct gso_split s;
+	size_t len = udp ? make_udp_super(super, v6, payload) : make_super(super, v6, payload, 0x18);
+	unsigned int n = 0, k, count;
+
+	CHECK(gso_split_init(&s, super, len, &h), "split init (any order)");
+	count = gso_split_count(&s);
+	while (n < 64 && (seg_len[n] = gso_split_next(&s, segs[n], sizeof(segs[n]))))
+		n++;
+	CHECK(n == count, "gso_split_count %u, gso_split_next %u", count, n);
+	for (k = n; k-- > 0;) {
+		size_t l = gso_split_segment(&s, k, one, sizeof(one));
+
+		CHECK(l == seg_len[k] && l == gso_split_len(&s, k) && !memcmp(one, segs[k], l),
+		      "segment %u of %u by itself (v6=%d udp=%d)", k, n, v6, udp);
+	}
+	CHECK(!gso_split_segment(&s, n, one, sizeof(one)), "no segment past the last");
+}
+
 static void test_gro_refusals(void)
 {
 	const uint8_t *at = NULL;
@@ -486,6 +588,12 @@ int main(void)
 	for (i = 0; i < sizeof(payloads) / sizeof(payloads[0]); i++) {
 		test_split_and_merge(false, payloads[i] > 65535 - 52 ? 65535 - 52 : payloads[i], 1400);
 		test_split_and_merge(true, payloads[i] > 65535 - 72 ? 65535 - 72 : payloads[i], 1380);
+	}
+	for (i = 0; i < sizeof(payloads) / sizeof(payloads[0]); i++) {
+		test_udp_split(false, payloads[i] > 65535 - 28 ? 65535 - 28 : payloads[i], 1392);
+		test_udp_split(true, payloads[i] > 65535 - 48 ? 65535 - 48 : payloads[i], 1372);
+		test_segments_any_order(false, false, payloads[i], 1400);
+		test_segments_any_order(true, true, payloads[i] > 65535 - 48 ? 65535 - 48 : payloads[i], 1372);
 	}
 	test_gro_refusals();
 	test_short_ihl();

@@ -123,9 +123,12 @@ start_wgd() {
 nt_topo
 IF_A=$(nt_name wg a)
 IF_B=$(nt_name wg b)
-start_wgd "$NS_A" "$IF_A" --user "$PD_USER"
+# two workers, so that "every thread" covers the data path's too
+start_wgd "$NS_A" "$IF_A" --user "$PD_USER" --threads 3
 nt_daemon "$NS_B" "$IF_B" wgd
 PID=${NT_DPID[$IF_A]}
+[ "$(cat /proc/"$PID"/task/*/comm | grep -c '^wgd-work/')" = 2 ] ||
+	nt_fail "--threads 3: not two worker threads: $(cat /proc/"$PID"/task/*/comm | tr '\n' ' ')"
 
 nt_log "-- /proc/$PID/status after the drop to $PD_USER ($PD_UID:$PD_GID)"
 [ "$(status "$PID" Groups)" = "$PD_GID" ] || nt_fail "Groups: '$(status "$PID" Groups)', want $PD_GID"
@@ -137,7 +140,7 @@ MON=$(monitor_of "$PID")
 [ "$(status "$MON" Uid)" = "0 0 0 0" ] || nt_fail "the monitor runs as $(status "$MON" Uid), not root"
 [ "$(tr '\0' ' ' <"/proc/$MON/cmdline")" = "$WGD --monitor $IF_A " ] ||
 	nt_fail "the monitor's command line: $(tr '\0' ' ' <"/proc/$MON/cmdline")"
-nt_ok "uid/gid $PD_UID/$PD_GID, CapEff = CapPrm = CapBnd = cap_net_admin in every thread, no new privileges; monitor $MON is root"
+nt_ok "uid/gid $PD_UID/$PD_GID, CapEff = CapPrm = CapBnd = cap_net_admin in every thread (the two workers too), no new privileges; monitor $MON is root"
 # The user lookup runs in a child (privdrop.c lookup_user): the name
 # service's modules (libnss_systemd and what it pulls in: 1.2 MB) are never
 # mapped into the daemon.  b's daemon runs without --user, so the default
