@@ -29,12 +29,16 @@
  * busy machine costs it a whole time slice of some other process.  Only a
  * wait that lasts CRYPT_SPINS_STALL spins (tens of microseconds: the worker
  * was preempted) relaxes, every CRYPT_SPINS spins; and then the owner
- * keeps every job for the next CRYPT_BACKOFF joins: on a machine too busy
- * to run a worker when it is needed, one thread is the faster way.
+ * keeps every job to itself for a few joins, twice as many after each
+ * stall that follows a stall, up to CRYPT_BACKOFF_MAX, and half as many
+ * after each join that did not stall: on a machine too busy to run a
+ * worker when it is needed, one thread is the faster way, while a single
+ * preemption costs a join or two of sharing, not hundreds
+ * (doc/architecture.md, "Threads").
  */
 #define CRYPT_SPINS 256
 #define CRYPT_SPINS_STALL 16384
-#define CRYPT_BACKOFF 256
+#define CRYPT_BACKOFF_MAX 256
 
 void crypt_init(struct crypt_queue *q)
 {
@@ -146,7 +150,7 @@ static void crypt_wait_one(struct crypt_queue *q, const struct device_io *io, ui
 	while (atomic_load_explicit(&crypt_job(q, seq)->state, memory_order_acquire) != CRYPT_DONE) {
 		if (++*spins < CRYPT_SPINS_STALL)
 			continue;
-		q->backoff = CRYPT_BACKOFF;
+		q->stalled = true;
 		if (*spins % CRYPT_SPINS == 0)
 			io->relax(io->ctx);
 	}
@@ -168,6 +172,20 @@ void crypt_wait(struct crypt_queue *q, const struct device_io *io, uint32_t firs
 		crypt_take(crypt_job(q, i - 1));
 	for (i = first; i != end; i++)
 		crypt_wait_one(q, io, i, &spins);
+}
+
+/* After a join: how many joins to go without handing out (see CRYPT_SPINS_STALL). */
+static void crypt_pace(struct crypt_queue *q)
+{
+	if (q->stalled) {
+		q->stalled = false;
+		q->backoff = q->penalty ? q->penalty : 1;
+		q->penalty = q->backoff < CRYPT_BACKOFF_MAX ? q->backoff * 2 : CRYPT_BACKOFF_MAX;
+	} else if (q->backoff) {
+		q->backoff--;
+	} else {
+		q->penalty /= 2;
+	}
 }
 
 void crypt_join(struct crypt_queue *q, const struct device_io *io)
@@ -192,8 +210,7 @@ void crypt_join(struct crypt_queue *q, const struct device_io *io)
 	atomic_store_explicit(&q->front, q->filled, memory_order_relaxed);
 	q->unshared_bytes = 0;
 	q->joined = q->filled;
-	if (q->backoff)
-		q->backoff--;
+	crypt_pace(q);
 }
 
 struct crypt_job *crypt_slot(struct crypt_queue *q, const struct device_io *io)
