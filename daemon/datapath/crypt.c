@@ -156,24 +156,6 @@ static void crypt_wait_one(struct crypt_queue *q, const struct device_io *io, ui
 	}
 }
 
-void crypt_wait(struct crypt_queue *q, const struct device_io *io, uint32_t first, uint32_t end)
-{
-	uint32_t p = atomic_load_explicit(&q->published, memory_order_relaxed), i;
-	unsigned int spins = 0;
-
-	if ((int32_t)(q->joined - first) > 0)
-		first = q->joined;
-	if ((int32_t)(end - p) > 0) {
-		/* some never handed out: the owner runs the whole batch */
-		crypt_join(q, io);
-		return;
-	}
-	for (i = end; i != first; i--)
-		crypt_take(crypt_job(q, i - 1));
-	for (i = first; i != end; i++)
-		crypt_wait_one(q, io, i, &spins);
-}
-
 /* After a join: how many joins to go without handing out (see CRYPT_SPINS_STALL). */
 static void crypt_pace(struct crypt_queue *q)
 {
@@ -211,6 +193,33 @@ void crypt_join(struct crypt_queue *q, const struct device_io *io)
 	q->unshared_bytes = 0;
 	q->joined = q->filled;
 	crypt_pace(q);
+}
+
+void crypt_wait(struct crypt_queue *q, const struct device_io *io, uint32_t first, uint32_t end)
+{
+	uint32_t p = atomic_load_explicit(&q->published, memory_order_relaxed), i;
+	unsigned int spins = 0;
+	bool oldest;
+
+	if ((int32_t)(q->joined - end) >= 0)
+		return;		/* joined since */
+	if ((int32_t)(end - p) > 0) {
+		/* some never handed out: the owner runs the whole batch */
+		crypt_join(q, io);
+		return;
+	}
+	oldest = (int32_t)(q->joined - first) >= 0;
+	if (oldest)
+		first = q->joined;
+	for (i = end; i != first; i--)
+		crypt_take(crypt_job(q, i - 1));
+	for (i = first; i != end; i++)
+		crypt_wait_one(q, io, i, &spins);
+	if (oldest) {
+		/* every job before end is done: a join of its own */
+		q->joined = end;
+		crypt_pace(q);
+	}
 }
 
 struct crypt_job *crypt_slot(struct crypt_queue *q, const struct device_io *io)
