@@ -239,11 +239,14 @@ void crypt_publish(struct crypt_queue *q, const struct device_io *io)
 
 	q->filled++;
 	if (!q->workers) {
-		/* one thread: the job now, as the path without jobs would */
+		/*
+		 * One thread: the job now, as the path without jobs would.  Its
+		 * slot is the owner's until the join all the same (crypt_room()):
+		 * a receive run reads its results there.
+		 */
 		crypt_run(j);
 		atomic_store_explicit(&q->published, q->filled, memory_order_relaxed);
 		atomic_store_explicit(&q->front, q->filled, memory_order_relaxed);
-		q->joined = q->filled;
 		return;
 	}
 	q->unshared_bytes += j->len;

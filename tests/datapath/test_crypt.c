@@ -126,6 +126,14 @@ int main(void)
 	crypt_init(&q);
 	t_publish(100);
 	ok &= tu_check(t_state(0) == CRYPT_DONE && kicks == 0, "without workers a job runs as it is published");
+	/*
+	 * and keeps its slot until the join: a receive run of more than the
+	 * ring's jobs (8 reads of 45 datagrams) overwrote the results of its
+	 * first ones, finishing the later twice and the earlier never
+	 */
+	ok &= tu_check(crypt_room(&q) == CRYPT_RING - 1, "the job run at once holds its slot until the join");
+	crypt_join(&q, &io);
+	ok &= tu_check(crypt_room(&q) == CRYPT_RING, "the join frees it");
 
 	q.workers = true;
 	q.share_bytes = 250;
