@@ -95,10 +95,9 @@ void timers_on_interface_up(struct timers *t, uint64_t now);
 void timers_stop(struct timers *t);
 
 /*
- * The keys a session rests on changed (our private key, the peer's
- * preshared key) and the current keypairs were expired: forget the
- * initiation rate limit, as the kernel does when it expires a peer's
- * keypairs, so that the handshake with the new keys may leave at once.
+ * Our private key changed and the current keypairs were expired: forget
+ * the initiation rate limit, as the kernel does when it expires a peer's
+ * keypairs, so that the handshake with the new key may leave at once.
  */
 void timers_on_keys_changed(struct timers *t);
 

@@ -180,7 +180,7 @@ static void test_rate_limit(void)
 	timers_on_interface_up(&t, T0 + S(1));
 	CHECK(timers_want_initiation(&t, T0 + S(1)));
 
-	/* new keys (private or preshared): the limit is forgotten too */
+	/* a new private key: the limit is forgotten too */
 	t = fresh();
 	timers_on_handshake_response_sent(&t, T0);
 	CHECK(!timers_want_initiation(&t, T0 + S(1)));
