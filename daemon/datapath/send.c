@@ -4,8 +4,9 @@
  *
  *   a TUN read by the shell (into device_tx_buffer()); a TCP super-packet
  *   (TSO) is cut into segments, each written straight into its send slot
- *   -> inner destination -> allowed-IPs lookup -> peer   (none: drop, count)
- *   -> endpoint known?                                    (no: drop, count)
+ *   -> inner destination -> allowed-IPs lookup -> peer   (none: drop, count,
+ *                                                          answer ICMP unreachable)
+ *   -> endpoint known?                                    (no: the same)
  *   -> pad to 16 within the MTU -> seal in place on the current keypair
  *        (no usable keypair: stage the packet, initiate a handshake)
  *   -> when PACKET_BATCH slots are sealed, or the reads are done:
@@ -287,10 +288,27 @@ void send_staged(struct peer *p, uint64_t now)
 }
 
 /*
- * The peer an inner packet of len bytes goes to, after the checks that
- * may drop it (counted): malformed, no route, no endpoint.  NULL if dropped.
+ * A packet no peer takes: as the kernel's WireGuard does, the sender hears
+ * so at once through an ICMP unreachable written back into the TUN device
+ * (icmp.h: its rules and rate limit), rather than waiting out its timeouts.
+ * Written at once from the device's one error buffer: it is no datagram,
+ * so the batch of sealed slots is not involved.
  */
-static struct peer *send_route(struct device *d, const uint8_t *inner, size_t len)
+static void send_unreachable(struct device *d, const uint8_t *inner, size_t len, uint64_t now)
+{
+	uint8_t *out = d->icmp_buf + IO_TUN_HEADROOM;
+	size_t n = icmp_unreachable(&d->icmp, now, out, inner, len);
+
+	if (n && d->io.tun_write(d->io.ctx, out, n) < 0)
+		d->stats.rx_tun_dropped++;
+}
+
+/*
+ * The peer an inner packet of len bytes goes to, after the checks that
+ * may drop it (counted): malformed, no route, no endpoint.  NULL if
+ * dropped; for the last two, an ICMP error answers the sender if `answer`.
+ */
+static struct peer *send_route(struct device *d, const uint8_t *inner, size_t len, bool answer, uint64_t now)
 {
 	const uint8_t *dst = NULL;
 	struct peer *p;
@@ -305,14 +323,16 @@ static struct peer *send_route(struct device *d, const uint8_t *inner, size_t le
 	if (!p) {
 		d->stats.tx_no_route++;
 		log_packet(LOG_LEVEL_DEBUG, "no peer for an outgoing IPv%d packet; dropped", version);
-		return NULL;
-	}
-	if (p->endpoint.addr.sa.sa_family == AF_UNSPEC) {
+	} else if (p->endpoint.addr.sa.sa_family == AF_UNSPEC) {
 		d->stats.tx_no_endpoint++;
 		log_packet(LOG_LEVEL_DEBUG, "peer has no endpoint; packet dropped");
-		return NULL;
+		p = NULL;
+	} else {
+		return p;
 	}
-	return p;
+	if (answer)
+		send_unreachable(d, inner, len, now);
+	return NULL;
 }
 
 /*
@@ -383,7 +403,7 @@ static void send_slot(struct device *d, struct peer *p, size_t len, const struct
 /* Routes the packet of len bytes in the next free slot, and seals it (or drops it). */
 static void send_packet(struct device *d, size_t len, uint64_t now)
 {
-	struct peer *p = send_route(d, d->tx[d->tx_base + d->tx_count].buf + MESSAGE_DATA_HEADER_LEN, len);
+	struct peer *p = send_route(d, d->tx[d->tx_base + d->tx_count].buf + MESSAGE_DATA_HEADER_LEN, len, true, now);
 
 	if (p)
 		send_slot(d, p, len, NULL, 0, now);
@@ -405,7 +425,7 @@ static void send_large(struct device *d, size_t len, uint64_t now)
 		d->stats.tx_bad_packet++;
 		return;
 	}
-	p = send_route(d, buf + MESSAGE_DATA_HEADER_LEN, len);
+	p = send_route(d, buf + MESSAGE_DATA_HEADER_LEN, len, true, now);
 	if (!p)
 		return;
 	send_flush(d, now, true);
@@ -478,7 +498,8 @@ static unsigned int send_super_packet(struct device *d, struct tun_read *t, size
 	while (!p && k < count) {
 		seg = gso_split_segment(split, k++, d->tx[d->tx_base + d->tx_count].buf + MESSAGE_DATA_HEADER_LEN,
 					PACKET_MAX_INNER);
-		p = send_route(d, d->tx[d->tx_base + d->tx_count].buf + MESSAGE_DATA_HEADER_LEN, seg);
+		/* one error answers the whole super-packet: its first segment */
+		p = send_route(d, d->tx[d->tx_base + d->tx_count].buf + MESSAGE_DATA_HEADER_LEN, seg, k == 1, now);
 		if (p)
 			send_slot(d, p, seg, NULL, 0, now);
 	}

@@ -33,6 +33,7 @@
 #include "daemon/datapath/crypt.h"
 #include "daemon/datapath/endpoint.h"
 #include "daemon/datapath/gso.h"
+#include "daemon/datapath/icmp.h"
 #include "daemon/datapath/io.h"
 
 #define PACKET_BATCH UDP_BATCH
@@ -146,6 +147,9 @@ struct device {
 
 	uint64_t jitter_state;		/* xorshift; jitter needs no secrecy */
 	struct device_stats stats;
+	/* unreachable errors for packets no peer takes (icmp.h): the limit, the one buffer */
+	struct icmp_limit icmp;
+	uint8_t icmp_buf[IO_TUN_HEADROOM + ICMP_MAX_LEN] __attribute__((aligned(16)));
 
 	/* the data path's preallocated slots */
 	struct tun_read tun[TUN_READS];	/* TUN reads (offloads on) */

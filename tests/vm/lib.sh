@@ -336,12 +336,16 @@ vm_hfield() { vm_dump_host | awk -v n="$1" '{ print $n }'; }
 vm_gfield() { vm_dump_guest | awk -v n="$1" '{ print $n }'; }
 
 # vm_hping DST [PING-ARGS...]: one echo from the host namespace within three
-# tries of 3 s (the first may wait for a handshake).
+# tries of 3 s (the first may wait for a handshake; one that an ICMP
+# unreachable ends at once, the daemon's peer having no endpoint yet, still
+# takes its 3 s).
 vm_hping() {
-	local dst=$1 i
+	local dst=$1 i t0
 	shift
 	for ((i = 0; i < 3; i++)); do
+		t0=$SECONDS
 		vm_h ping -q -c 1 -W 3 "$@" "$dst" >/dev/null 2>&1 && return 0
+		[ $((SECONDS - t0)) -ge 3 ] || sleep $((3 - (SECONDS - t0)))
 	done
 	return 1
 }
