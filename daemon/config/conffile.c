@@ -34,74 +34,6 @@
 
 const char *conffile_rt_tables = "/etc/iproute2/rt_tables";
 
-/* ---- base64 of keys, in constant time ---- */
-
-/* 'A'..'Z', 'a'..'z', '0'..'9', '+', '/': 0..63 */
-static const struct span_ct_range b64_digits[] = {
-	{ 'A', 'Z', -'A' }, { 'a', 'z', 26 - 'a' }, { '0', '9', 52 - '0' },
-	{ '+', '+', 62 - '+' }, { '/', '/', 63 - '/' },
-};
-
-bool conffile_key_from_base64(uint8_t key[CONFIG_KEY_LEN], const char *b64, size_t len)
-{
-	uint32_t bad = 0, acc = 0;
-	size_t out = 0;
-
-	/* 32 bytes are 43 characters (258 bits, the last 2 zero) and one '='.
-	 * The length and the '=' are public. */
-	if (len != 44 || b64[43] != '=') {
-		crypto_wipe(key, CONFIG_KEY_LEN);
-		return false;
-	}
-	for (size_t i = 0; i < 43; i++) {
-		acc = (acc << 6) | span_ct_value((uint8_t)b64[i], b64_digits, 5, &bad);
-		if (i % 4 == 3) {
-			key[out++] = (uint8_t)(acc >> 16);
-			key[out++] = (uint8_t)(acc >> 8);
-			key[out++] = (uint8_t)acc;
-			acc = 0;
-		}
-	}
-	/* Three characters left: 18 bits, 16 of key and 2 that must be 0. */
-	key[out++] = (uint8_t)(acc >> 10);
-	key[out] = (uint8_t)(acc >> 2);
-	bad |= (acc | acc >> 1) & 1;
-	/* Invalid input leaves zeros, by mask, as uapi_key_from_hex(). */
-	for (size_t i = 0; i < CONFIG_KEY_LEN; i++)
-		key[i] &= (uint8_t)(bad - 1);
-	return !bad;
-}
-
-/* 1 when a <= b, else 0, without a branch; a, b < 2^31. */
-static uint32_t ct_le(uint32_t a, uint32_t b)
-{
-	return ((b - a) >> 31) ^ 1;
-}
-
-/* The base64 character of a 6-bit value v: 'A' + v, moved by each class
- * boundary v has passed ('a' - 26 - 'A' = 6, '0' - 52 - ('a' - 26) = -75,
- * '+' - 62 - ('0' - 52) = -15, '/' - 63 - ('+' - 62) = 3). */
-static char b64_char(uint32_t v)
-{
-	return (char)('A' + v + 6 * ct_le(26, v) - 75 * ct_le(52, v) -
-		      15 * ct_le(62, v) + 3 * ct_le(63, v));
-}
-
-void conffile_key_to_base64(char out[45], const uint8_t key[CONFIG_KEY_LEN])
-{
-	/* Character j is bits 6j..6j+5 of the key (then two zero bits), read
-	 * from the 16 bits of its first byte and the next: the indices are
-	 * public, only the values are secret. */
-	for (size_t j = 0; j < 43; j++) {
-		size_t i = 6 * j / 8;
-		uint32_t w = (uint32_t)key[i] << 8 | (i + 1 < CONFIG_KEY_LEN ? key[i + 1] : 0);
-
-		out[j] = b64_char((w >> (10 - 6 * j % 8)) & 63);
-	}
-	out[43] = '=';
-	out[44] = '\0';
-}
-
 /* ---- the model ---- */
 
 void conffile_init(struct conffile *cf)
@@ -135,6 +67,8 @@ void conffile_clear(struct conffile *cf)
 /* ---- parsing ---- */
 
 enum section { SEC_NONE, SEC_INTERFACE, SEC_PEER };
+
+#define SWAP_SIZE(x, y) do { size_t t_ = (x); (x) = (y); (y) = t_; } while (0)
 
 /* A key handler's "p->bad is not a valid value" (errors are negative). */
 #define BAD 1
@@ -625,17 +559,107 @@ static int parse_line(struct parser *p, struct span s)
 	return perr(p, "invalid %s `%.*s' (%s)", text(k), SHOW(p->bad), text(key_valid[k]));
 }
 
-/* The same PublicKey in two [Peer]s. */
-static int check_duplicates(struct parser *p)
+/*
+ * A later [Peer] with the PublicKey of an earlier one (to) is applied to
+ * it, as the kernel and wireguard-go apply wg's set of the two: what the
+ * later one gives replaces what the earlier one gave, and its AllowedIPs
+ * (none, if it has none) replace the earlier ones, since every [Peer]
+ * states its whole list.
+ */
+static void merge_peer(struct conffile *cf, size_t to, size_t from)
 {
-	size_t first, second;
-	int ret = config_device_find_duplicate(&p->cf->dev, &first, &second);
+	struct config_peer *a = &cf->dev.peers[to], *b = &cf->dev.peers[from];
+	struct conffile_peer *ca = &cf->peers[to], *cb = &cf->peers[from];
+	struct config_allowedip *aips = a->allowedips;
 
-	if (ret <= 0)
-		return ret;
-	p->line = p->cf->peers[second].line;
-	return perr(p, "[Peer] with the PublicKey of the [Peer] at line %u",
-		    p->cf->peers[first].line);
+	if (b->flags & CONFIG_PEER_HAS_PRESHARED_KEY)
+		crypto_copy32(a->preshared_key, b->preshared_key);
+	if (b->flags & CONFIG_PEER_HAS_KEEPALIVE)
+		a->persistent_keepalive = b->persistent_keepalive;
+	a->flags |= b->flags & (CONFIG_PEER_HAS_PRESHARED_KEY | CONFIG_PEER_HAS_KEEPALIVE);
+	if (cb->endpoint_host) {
+		a->endpoint = b->endpoint;
+		a->flags = (a->flags & ~CONFIG_PEER_HAS_ENDPOINT) | (b->flags & CONFIG_PEER_HAS_ENDPOINT);
+		free(ca->endpoint_host);
+		ca->endpoint_host = cb->endpoint_host;
+		ca->endpoint_port = cb->endpoint_port;
+		ca->endpoint_is_name = cb->endpoint_is_name;
+		cb->endpoint_host = NULL;
+	}
+	/* Swapped: b's clearing frees a's old list. */
+	a->allowedips = b->allowedips;
+	b->allowedips = aips;
+	SWAP_SIZE(a->allowedips_len, b->allowedips_len);
+	SWAP_SIZE(a->allowedips_cap, b->allowedips_cap);
+}
+
+/* By public key, then by place in the file. */
+static int peer_key_place(const void *x, const void *y)
+{
+	const struct config_peer *a = *(const struct config_peer *const *)x;
+	const struct config_peer *b = *(const struct config_peer *const *)y;
+	int c = memcmp(a->public_key, b->public_key, CONFIG_KEY_LEN);
+
+	return c ? c : (a > b) - (a < b);
+}
+
+/* Drops the peers marked in gone (wiped), keeping the others' order. */
+static void drop_peers(struct conffile *cf, const bool *gone)
+{
+	struct config_device *dev = &cf->dev;
+	size_t n = 0, len = dev->peers_len;
+
+	for (size_t i = 0; i < len; i++) {
+		if (gone[i]) {
+			free(dev->peers[i].allowedips);
+			crypto_wipe(&dev->peers[i], sizeof(dev->peers[i]));
+			continue;
+		}
+		if (n != i) {
+			dev->peers[n] = dev->peers[i];
+			cf->peers[n] = cf->peers[i];
+		}
+		n++;
+	}
+	/* The tail as the allocation left it: zero (it held keys). */
+	crypto_wipe(dev->peers + n, (len - n) * sizeof(*dev->peers));
+	memset(cf->peers + n, 0, (len - n) * sizeof(*cf->peers));
+	dev->peers_len = n;
+}
+
+/* Every PublicKey's [Peer]s made one, at the place of the first (sorted
+ * by key: O(n log n), for files with many peers).  0 or -ENOMEM. */
+static int merge_same_peers(struct conffile *cf)
+{
+	size_t n = cf->dev.peers_len, first = 0;
+	struct config_peer **v;
+	bool *gone, any = false;
+
+	if (n < 2)
+		return 0;
+	v = calloc(n, sizeof(*v));
+	gone = calloc(n, sizeof(*gone));
+	if (!v || !gone) {
+		free(v);
+		free(gone);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		v[i] = &cf->dev.peers[i];
+	qsort(v, n, sizeof(*v), peer_key_place);
+	for (size_t i = 1; i < n; i++) {
+		if (memcmp(v[first]->public_key, v[i]->public_key, CONFIG_KEY_LEN) != 0) {
+			first = i;
+			continue;
+		}
+		merge_peer(cf, (size_t)(v[first] - cf->dev.peers), (size_t)(v[i] - cf->dev.peers));
+		gone[v[i] - cf->dev.peers] = any = true;
+	}
+	if (any)
+		drop_peers(cf, gone);
+	free(v);
+	free(gone);
+	return 0;
 }
 
 int conffile_parse(struct conffile *cf, const char *name, const char *text, size_t len,
@@ -658,7 +682,7 @@ int conffile_parse(struct conffile *cf, const char *name, const char *text, size
 	if (!ret)
 		ret = end_peer(&p);
 	if (!ret)
-		ret = check_duplicates(&p);
+		ret = merge_same_peers(cf);
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "%s: out of memory", name);
 	if (ret)

@@ -20,6 +20,10 @@
  * the endpoint is a numeric address.  An endpoint given as a host name is
  * left to the caller (conffile_peer.endpoint_host), which resolves it.
  *
+ * Two [Peer]s with the same PublicKey are one peer, set twice as wg(8) sets
+ * the kernel: the later one's keys (and its AllowedIPs, the whole list)
+ * replace the earlier one's, at the place of the first.
+ *
  * A file either parses completely or not at all: on error nothing of it is
  * kept (cf is left as after conffile_init) and err reads "NAME:LINE:
  * problem", naming the key or value at fault.

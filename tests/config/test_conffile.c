@@ -589,8 +589,6 @@ static void test_errors(void)
 		{ CONFFILE_WG, "[Interface]\n\n[Peer]\nEndpoint = 10.0.0.1:1\n\n[Peer]\nPublicKey = " K1 "\n",
 		  "t.conf:3: [Peer] without PublicKey" },
 		{ CONFFILE_WG, "[Peer]\nPublicKey = " K1 "\n[Peer]\n", "t.conf:3: [Peer] without PublicKey" },
-		{ CONFFILE_WG, "[Peer]\nPublicKey = " K1 "\n[Peer]\nPublicKey = " K2 "\n\n[Peer]\n"
-		  "PublicKey = " K1 "\n", "t.conf:6: [Peer] with the PublicKey of the [Peer] at line 1" },
 	};
 	struct conffile cf;
 	char err[256];

@@ -5,17 +5,29 @@
 #  - as an unprivileged user (nobody), every show view fails as wg's does:
 #    "Unable to access interface IF: Permission denied" per interface, the
 #    same exit status, `show interfaces` still lists the interface.
+#  - a set that names a public key twice is taken as the kernel and
+#    wireguard-go take it, entry after entry: `peer X remove peer X
+#    allowed-ips ...` (wgctl set, and wg set against wgd) resets the peer,
+#    and a file with a repeated [Peer] (wgctl setconf, wgd -c) ends as
+#    Debian's wg setconf leaves wireguard-go.
 
 . "$(dirname "$0")/lib.sh"
 
 nt_init xc
+. "$(dirname "$0")/conflib.sh"
 [ -n "${WGCTL:-}" ] && [ -x "$WGCTL" ] || nt_fail "WGCTL is not set to the wgctl executable (meson sets it)"
 nt_need setpriv
 
 NS=$(nt_name "" a)
 IF=$(nt_name wg a)
+IF_GO=$(nt_name wg g)
 nt_netns "$NS"
 nt_daemon "$NS" "$IF" wgd
+nt_daemon "$NS" "$IF_GO" wireguard-go
+wgc() { timeout 20 ip netns exec "$NS" "$WGCTL" "$@"; }
+# dump IF: the peers' lines of wg's dump, sorted (wireguard-go lists its
+# peers in random order), without the interface's line.
+dump() { nt_wg "$1" show "$1" dump | tail -n +2 | sort; }
 
 # ---- show as nobody ----
 
@@ -27,7 +39,7 @@ as_nobody() {
 	timeout 20 setpriv --reuid=nobody --regid=nogroup --clear-groups "$tool" "$@" >"$NT_TMP/out" 2>"$NT_TMP/err"
 	st=$?
 	# other tests' interfaces may come and go between the two runs
-	if [ "${1:-}" = interfaces ]; then
+	if [ "$*" = "show interfaces" ]; then
 		tr ' ' '\n' <"$NT_TMP/out" | grep -x -- "$IF"
 	else
 		cat "$NT_TMP/out"
@@ -55,3 +67,72 @@ got=$(as_nobody "$WGCTL" show --json)
 grep -q "interface $IF: Permission denied" <<<"$got" && grep -q "status 1" <<<"$got" ||
 	nt_fail "show --json as nobody: $got"
 nt_ok "as nobody, every show view fails as wg's: 'Permission denied' per interface, status 1"
+
+# ---- a public key twice in one set ----
+
+X=$(wg genkey | wg pubkey) && Y=$(wg genkey | wg pubkey) || nt_fail "wg genkey"
+(umask 077 && wg genpsk >"$NT_TMP/psk") || nt_fail "wg genpsk"
+# reset IF TOOL: X with everything, then reset in one call.
+reset() {
+	local ifc=$1 tool=$2
+	nt_wg "$ifc" set "$ifc" peer "$X" preshared-key "$NT_TMP/psk" endpoint 192.0.2.7:7 \
+		persistent-keepalive 25 allowed-ips 10.7.0.0/16 || nt_fail "$ifc: configuring X"
+	case $tool in
+	wgctl) wgc set "$ifc" peer "$X" remove peer "$X" allowed-ips 10.8.0.0/16,fd00:8::/64 ;;
+	wg) nt_wg "$ifc" set "$ifc" peer "$X" remove peer "$X" allowed-ips 10.8.0.0/16,fd00:8::/64 ;;
+	esac || nt_fail "$tool set $ifc peer X remove peer X allowed-ips ...: refused"
+}
+reset "$IF_GO" wg
+want=$(dump "$IF_GO")
+grep -q $'\t(none)\t(none)\t10.8.0.0/16,fd00:8::/64\t0\t0\t0\toff$' <<<"$want" ||
+	nt_fail "wireguard-go did not reset X: $want"
+for tool in wgctl wg; do
+	reset "$IF" "$tool"
+	got=$(dump "$IF")
+	[ "$got" = "$want" ] || nt_fail "$tool set peer X remove peer X ... on wgd: got
+$got
+wireguard-go with wg:
+$want"
+done
+nt_ok "peer X remove peer X allowed-ips ...: X reset, by wgctl and by wg on wgd, as on wireguard-go"
+
+# A file with a repeated [Peer]: the later one's settings apply to the peer.
+cf_write "$NT_TMP/twice.conf" <<EOF
+[Interface]
+PrivateKey = $(wg genkey)
+
+[Peer]
+PublicKey = $X
+PresharedKey = $(cat "$NT_TMP/psk")
+Endpoint = 192.0.2.7:7
+PersistentKeepalive = 25
+AllowedIPs = 10.7.0.0/16
+
+[Peer]
+PublicKey = $Y
+AllowedIPs = 10.9.0.0/16
+
+[Peer]
+PublicKey = $X
+Endpoint = 192.0.2.8:8
+AllowedIPs = 10.8.0.0/16
+EOF
+nt_wg "$IF_GO" setconf "$IF_GO" "$NT_TMP/twice.conf" || nt_fail "wg setconf of a repeated [Peer] on wireguard-go"
+want=$(dump "$IF_GO")
+grep -q "^$X"$'\t[^\t]*\t192.0.2.8:8\t10.8.0.0/16\t0\t0\t0\t25$' <<<"$want" ||
+	nt_fail "wireguard-go: X is not what the second [Peer] makes it: $want"
+wgc setconf "$IF" "$NT_TMP/twice.conf" || nt_fail "wgctl setconf of a repeated [Peer]"
+got=$(dump "$IF")
+[ "$got" = "$want" ] || nt_fail "wgctl setconf of a repeated [Peer]: got
+$got
+wireguard-go with wg setconf:
+$want"
+IF_C=$(nt_name wg c)
+cf_start "$NS" "$IF_C" "$NT_TMP/twice.conf"
+got=$(dump "$IF_C")
+[ "$got" = "$want" ] || nt_fail "wgd -c with a repeated [Peer]: got
+$got
+wireguard-go with wg setconf:
+$want"
+cf_stop "$IF_C"
+nt_ok "a repeated [Peer]: wgctl setconf and wgd -c end as wg setconf leaves wireguard-go"
