@@ -17,6 +17,9 @@ nt_init xc
 . "$(dirname "$0")/conflib.sh"
 [ -n "${WGCTL:-}" ] && [ -x "$WGCTL" ] || nt_fail "WGCTL is not set to the wgctl executable (meson sets it)"
 nt_need setpriv
+FAKE=$(nt_name wg f)
+FAKE_SOCK=/var/run/wireguard/$FAKE.sock
+trap 'rc=$?; rm -f "$FAKE_SOCK"; (exit $rc); nt_cleanup' EXIT
 
 NS=$(nt_name "" a)
 IF=$(nt_name wg a)
@@ -136,3 +139,49 @@ wireguard-go with wg setconf:
 $want"
 cf_stop "$IF_C"
 nt_ok "a repeated [Peer]: wgctl setconf and wgd -c end as wg setconf leaves wireguard-go"
+
+# ---- syncconf when the daemon's state cannot be read ----
+
+# A daemon whose get reply breaks off after a peer and its prefixes: wgctl
+# syncconf must fail as wg does and free what it had read (LeakSanitizer in
+# an ASan build, valgrind's memcheck otherwise).
+rm -f "$FAKE_SOCK"
+"$NT_PY" - "$FAKE_SOCK" "$(printf '%064x' 7)" <<'PY' &
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(sys.argv[1])
+s.listen(4)
+s.settimeout(60)
+for _ in range(4):
+    try:
+        c, _ = s.accept()
+    except OSError:
+        break
+    c.recv(4096)
+    c.sendall(("private_key=%s\nlisten_port=1\npublic_key=%s\nallowed_ip=10.0.0.0/8\n"
+               "allowed_ip=10.1.0.0/16\nallowed_ip=10.2.0.0/16\nallowed_ip=10.3.0.0/16\n"
+               "allowed_ip=10.4.0.0/16\nbroken line\nerrno=0\n\n" % (sys.argv[2], sys.argv[2])).encode())
+    c.close()
+os.unlink(sys.argv[1])
+PY
+FAKE_PID=$!
+NT_PIDS+=("$FAKE_PID")
+nt_until "$NT_TIMEOUT" test -S "$FAKE_SOCK" || nt_fail "the fake daemon's socket"
+cf_write "$NT_TMP/sync.conf" <<EOF
+[Interface]
+ListenPort = 1
+[Peer]
+PublicKey = $Y
+AllowedIPs = 10.9.0.0/16
+EOF
+if ldd "$WGCTL" | grep -q libasan; then
+	leakcheck=()
+else
+	nt_need valgrind
+	leakcheck=(valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99)
+fi
+out=$(timeout 60 ip netns exec "$NS" "${leakcheck[@]}" "$WGCTL" syncconf "$FAKE" "$NT_TMP/sync.conf" 2>&1)
+st=$?
+[ "$st" = 1 ] && grep -q "^Unable to retrieve current interface configuration: Protocol error$" <<<"$out" ||
+	nt_fail "syncconf against a broken get reply: status $st (1 expected, no leak): $out"
+nt_ok "syncconf with a broken get reply: 'Protocol error', status 1, nothing leaked"

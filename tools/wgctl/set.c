@@ -422,6 +422,8 @@ static int sync_conf(const char *ifname, struct config_device *file, struct conf
 	if (ret < 0) {
 		fprintf(stderr, "Unable to retrieve current interface configuration: %s\n",
 			strerror(-ret));
+		/* A reply that failed half-way left what it had read in run. */
+		config_device_clear(&run);
 		return -1;
 	}
 	ret = 1;
