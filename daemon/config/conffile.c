@@ -30,8 +30,6 @@
 #include "crypto/util.h"
 #include "daemon/config/span.h"
 
-#define CONFFILE_MAX (1u << 20)
-
 const char *conffile_rt_tables = "/etc/iproute2/rt_tables";
 
 /* ---- the model ---- */
@@ -720,7 +718,7 @@ int conffile_load(struct conffile *cf, const char *path, enum conffile_format fm
 out:
 	if (ret)
 		snprintf(err, errlen, "%s: %s", path,
-			 ret == -EFBIG ? "larger than 1 MiB" : strerror(-ret));
+			 ret == -EFBIG ? "larger than " CONFFILE_MAX_TEXT : strerror(-ret));
 	else
 		ret = conffile_parse(cf, path, buf, len, fmt, err, errlen);
 	if (buf) {

@@ -105,7 +105,16 @@ int conffile_parse(struct conffile *cf, const char *name, const char *text, size
 		   enum conffile_format fmt, char *err, size_t errlen);
 
 /*
- * Reads and parses the file at path (at most 1 MiB).  -errno with "PATH:
+ * The largest file: 10,000 peers with a preshared key, an endpoint and two
+ * prefixes each are 2.2 MB, which a router with 64 MB must still take,
+ * and the text is held at most twice at once (the privileged monitor's
+ * copy and the daemon's, daemon/monitor/files.c), beside the parsed model.
+ */
+#define CONFFILE_MAX (4u << 20)
+#define CONFFILE_MAX_TEXT "4 MiB"
+
+/*
+ * Reads and parses the file at path (at most CONFFILE_MAX bytes).  -errno with "PATH:
  * reason" in err when it cannot be read.  *mode (may be NULL) is the
  * opened file's permission bits (st_mode & 07777), so that the caller can
  * warn when users other than the owner have any access to it (it holds the

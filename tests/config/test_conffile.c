@@ -773,20 +773,20 @@ static void test_load(void)
 	check(conffile_load(&cf, path, CONFFILE_QUICK, NULL, err, sizeof(err)) == -EINVAL &&
 	      !strcmp(err, want) && is_empty(&cf), "load error: %s", err);
 
-	/* 1 MiB of comments is read; one byte more is refused. */
-	big = malloc((1 << 20) + 1);
-	memset(big, '#', (1 << 20) + 1);
+	/* CONFFILE_MAX (4 MiB) of comments is read; one byte more is refused. */
+	big = malloc(CONFFILE_MAX + 1);
+	memset(big, '#', CONFFILE_MAX + 1);
 	memcpy(big, text, strlen(text));
-	big[(1 << 20) - 1] = '\n';
-	write_file(path, 0600, big, 1 << 20);
+	big[CONFFILE_MAX - 1] = '\n';
+	write_file(path, 0600, big, CONFFILE_MAX);
 	check(conffile_load(&cf, path, CONFFILE_QUICK, NULL, err, sizeof(err)) == 0 &&
-	      cf.dev.listen_port == 7, "1 MiB: %s", err);
+	      cf.dev.listen_port == 7, "4 MiB: %s", err);
 	conffile_clear(&cf);
-	big[1 << 20] = '\n';
-	write_file(path, 0600, big, (1 << 20) + 1);
-	snprintf(want, sizeof(want), "%s: larger than 1 MiB", path);
-	check(conffile_load(&cf, path, CONFFILE_QUICK, NULL, err, sizeof(err)) == -EFBIG &&
-	      !strcmp(err, want) && is_empty(&cf), "1 MiB + 1: %s", err);
+	big[CONFFILE_MAX] = '\n';
+	write_file(path, 0600, big, CONFFILE_MAX + 1);
+	snprintf(want, sizeof(want), "%s: larger than 4 MiB", path);
+	check(CONFFILE_MAX == 4u << 20 && conffile_load(&cf, path, CONFFILE_QUICK, NULL, err, sizeof(err)) == -EFBIG &&
+	      !strcmp(err, want) && is_empty(&cf), "4 MiB + 1: %s", err);
 	free(big);
 
 	unlink(path);

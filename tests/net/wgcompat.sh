@@ -185,3 +185,30 @@ st=$?
 [ "$st" = 1 ] && grep -q "^Unable to retrieve current interface configuration: Protocol error$" <<<"$out" ||
 	nt_fail "syncconf against a broken get reply: status $st (1 expected, no leak): $out"
 nt_ok "syncconf with a broken get reply: 'Protocol error', status 1, nothing leaked"
+
+# ---- a large file ----
+
+# 10,000 peers with a preshared key, an endpoint and two prefixes each: 2.2
+# MB, over the old 1 MiB limit, under the 4 MiB one.  wgd -c (the monitor
+# and the daemon each read it) and wgctl setconf take all of them.
+"$NT_PY" - "$NT_TMP/big.conf" "$(wg genkey)" <<'PY' || nt_fail "writing the large file"
+import base64, os, sys
+with open(os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
+    f.write("[Interface]\nPrivateKey = %s\n" % sys.argv[2])
+    for i in range(10000):
+        k = lambda: base64.b64encode(os.urandom(32)).decode()
+        f.write("\n[Peer]\nPublicKey = %s\nPresharedKey = %s\nEndpoint = 192.0.2.%d:%d\n"
+                "PersistentKeepalive = 25\nAllowedIPs = 10.%d.%d.0/24, fd00:%x:%x::/64\n"
+                % (k(), k(), i % 250 + 1, 10000 + i, i >> 8, i & 255, i >> 8, i & 255))
+PY
+size=$(stat -c %s "$NT_TMP/big.conf")
+[ "$size" -gt $((2000 * 1000)) ] && [ "$size" -lt $((4 << 20)) ] || nt_fail "the large file is $size bytes"
+IF_L=$(nt_name wg l)
+cf_start "$NS" "$IF_L" "$NT_TMP/big.conf"
+n=$(nt_wg "$IF_L" show "$IF_L" peers | wc -l)
+[ "$n" = 10000 ] || nt_fail "wgd -c with a $size-byte file: $n peers"
+cf_stop "$IF_L"
+wgc setconf "$IF" "$NT_TMP/big.conf" || nt_fail "wgctl setconf of a $size-byte file"
+n=$(nt_wg "$IF" show "$IF" peers | wc -l)
+[ "$n" = 10000 ] || nt_fail "wgctl setconf with a $size-byte file: $n peers"
+nt_ok "a $size-byte file of 10,000 peers: wgd -c and wgctl setconf take it"
