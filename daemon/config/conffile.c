@@ -66,8 +66,6 @@ void conffile_clear(struct conffile *cf)
 
 enum section { SEC_NONE, SEC_INTERFACE, SEC_PEER };
 
-#define SWAP_SIZE(x, y) do { size_t t_ = (x); (x) = (y); (y) = t_; } while (0)
-
 /* A key handler's "p->bad is not a valid value" (errors are negative). */
 #define BAD 1
 
@@ -243,15 +241,109 @@ static int strv_add(char ***v, size_t *n, struct span s)
 	return nv[*n] ? (int)(++*n, 0) : -ENOMEM;
 }
 
-/* Address, DNS or AllowedIPs: every item of v.  An empty AllowedIPs is a
- * peer without any, as wg(8) takes it; the others need one at least. */
+static void pwarn(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A warning through cf->warn, if set. */
+static void pwarn(struct parser *p, const char *fmt, ...)
+{
+	char what[128];
+	va_list ap;
+
+	if (!p->cf->warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	p->cf->warn(p->cf->warn_ctx, p->name, p->line, what);
+}
+
+static bool has_space(struct span s)
+{
+	for (size_t i = 0; i < s.len; i++)
+		if (is_space(s.p[i]))
+			return true;
+	return false;
+}
+
+/* s without its whitespace, in buf (len bytes); false if it does not fit. */
+static bool squeeze(struct span s, char *buf, size_t len, struct span *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s.len; i++) {
+		if (is_space(s.p[i]))
+			continue;
+		if (n == len)
+			return false;
+		buf[n++] = s.p[i];
+	}
+	*out = (struct span){ buf, n };
+	return true;
+}
+
+/* One AllowedIPs prefix, masked: with wg's warning when it had host bits. */
+static int add_allowedip(struct parser *p, struct span item)
+{
+	struct config_allowedip aip = { 0 };
+	uint8_t raw[16];
+
+	aip.family = (uint8_t)span_prefix(item, false, aip.addr, &aip.cidr);
+	if (aip.family == AF_UNSPEC)
+		return BAD;
+	memcpy(raw, aip.addr, sizeof(raw));
+	config_allowedip_mask(&aip);
+	if (memcmp(raw, aip.addr, sizeof(raw)) != 0)
+		pwarn(p, "AllowedIP has nonzero host part: %.*s", SHOW(item));
+	return config_peer_add_allowedip(&p->cf->dev.peers[p->cf->dev.peers_len - 1], &aip);
+}
+
+/*
+ * AllowedIPs: prefixes separated by commas, as wg reads them, or by
+ * whitespace.  Whitespace inside a prefix ("10.0.0.0 /8") is dropped, as
+ * wg drops it, when the whole then reads as one prefix.  An empty item
+ * ("a,", "a,,b") is an error, as for wg.
+ */
+static int parse_allowedips(struct parser *p, struct span v)
+{
+	char buf[INET6_ADDRSTRLEN + 4];
+	const struct span all = v;
+	int ret = 0;
+
+	for (bool more = true; !ret && more;) {
+		const char *comma = memchr(v.p, ',', v.len);
+		struct span chunk = trim((struct span){ v.p, comma ? (size_t)(comma - v.p) : v.len });
+		struct span one, item;
+
+		more = comma != NULL;
+		if (more)
+			v = (struct span){ comma + 1, v.len - (size_t)(comma + 1 - v.p) };
+		if (chunk.len == 0) {
+			p->bad = all;
+			return BAD;
+		}
+		if (has_space(chunk) && squeeze(chunk, buf, sizeof(buf), &one) &&
+		    span_prefix(one, false, (uint8_t[16]){ 0 }, &(uint8_t){ 0 }) != AF_UNSPEC) {
+			ret = add_allowedip(p, one);
+			continue;
+		}
+		while (!ret && next_item(&chunk, &item)) {
+			p->bad = item;
+			ret = add_allowedip(p, item);
+		}
+	}
+	return ret;
+}
+
+/* Address or DNS: every item of v, at least one. */
 static int parse_list(struct parser *p, enum conf_text k, struct span v)
 {
 	struct conffile *cf = p->cf;
 	struct span item;
-	bool any = k == K_ALLOWED_IPS;
+	bool any = false;
 	int ret = 0;
 
+	if (k == K_ALLOWED_IPS)
+		return parse_allowedips(p, v);
 	while (!ret && next_item(&v, &item)) {
 		struct config_allowedip aip = { 0 };
 		struct conffile_addr *na;
@@ -270,11 +362,6 @@ static int parse_list(struct parser *p, enum conf_text k, struct span v)
 		aip.family = (uint8_t)span_prefix(item, false, aip.addr, &aip.cidr);
 		if (aip.family == AF_UNSPEC)
 			return BAD;
-		if (k == K_ALLOWED_IPS) {
-			config_allowedip_mask(&aip);
-			ret = config_peer_add_allowedip(&cf->dev.peers[cf->dev.peers_len - 1], &aip);
-			continue;
-		}
 		na = realloc(cf->addrs, (cf->addrs_len + 1) * sizeof(*na));
 		if (!na)
 			return -ENOMEM;
@@ -544,7 +631,7 @@ static int parse_line(struct parser *p, struct span s)
 		why = p->sec == SEC_PEER ? "is not a [Peer] key" : "is not an [Interface] key";
 	else if (p->fmt == CONFFILE_WG && k >= K_ADDRESS && k <= K_SAVE_CONFIG)
 		why = "is a wg-quick key, not one of wg's";
-	else if (v.len == 0 && k != K_ALLOWED_IPS)
+	else if (v.len == 0)
 		why = "without a value";
 	if (why)
 		return perr(p, "%s %s", text(k), why);
@@ -555,109 +642,6 @@ static int parse_line(struct parser *p, struct span s)
 	if (k == K_PRIVATE_KEY || k == K_PRESHARED_KEY)
 		return perr(p, "invalid %s (%s)", text(k), text(key_valid[k]));
 	return perr(p, "invalid %s `%.*s' (%s)", text(k), SHOW(p->bad), text(key_valid[k]));
-}
-
-/*
- * A later [Peer] with the PublicKey of an earlier one (to) is applied to
- * it, as the kernel and wireguard-go apply wg's set of the two: what the
- * later one gives replaces what the earlier one gave, and its AllowedIPs
- * (none, if it has none) replace the earlier ones, since every [Peer]
- * states its whole list.
- */
-static void merge_peer(struct conffile *cf, size_t to, size_t from)
-{
-	struct config_peer *a = &cf->dev.peers[to], *b = &cf->dev.peers[from];
-	struct conffile_peer *ca = &cf->peers[to], *cb = &cf->peers[from];
-	struct config_allowedip *aips = a->allowedips;
-
-	if (b->flags & CONFIG_PEER_HAS_PRESHARED_KEY)
-		crypto_copy32(a->preshared_key, b->preshared_key);
-	if (b->flags & CONFIG_PEER_HAS_KEEPALIVE)
-		a->persistent_keepalive = b->persistent_keepalive;
-	a->flags |= b->flags & (CONFIG_PEER_HAS_PRESHARED_KEY | CONFIG_PEER_HAS_KEEPALIVE);
-	if (cb->endpoint_host) {
-		a->endpoint = b->endpoint;
-		a->flags = (a->flags & ~CONFIG_PEER_HAS_ENDPOINT) | (b->flags & CONFIG_PEER_HAS_ENDPOINT);
-		free(ca->endpoint_host);
-		ca->endpoint_host = cb->endpoint_host;
-		ca->endpoint_port = cb->endpoint_port;
-		ca->endpoint_is_name = cb->endpoint_is_name;
-		cb->endpoint_host = NULL;
-	}
-	/* Swapped: b's clearing frees a's old list. */
-	a->allowedips = b->allowedips;
-	b->allowedips = aips;
-	SWAP_SIZE(a->allowedips_len, b->allowedips_len);
-	SWAP_SIZE(a->allowedips_cap, b->allowedips_cap);
-}
-
-/* By public key, then by place in the file. */
-static int peer_key_place(const void *x, const void *y)
-{
-	const struct config_peer *a = *(const struct config_peer *const *)x;
-	const struct config_peer *b = *(const struct config_peer *const *)y;
-	int c = memcmp(a->public_key, b->public_key, CONFIG_KEY_LEN);
-
-	return c ? c : (a > b) - (a < b);
-}
-
-/* Drops the peers marked in gone (wiped), keeping the others' order. */
-static void drop_peers(struct conffile *cf, const bool *gone)
-{
-	struct config_device *dev = &cf->dev;
-	size_t n = 0, len = dev->peers_len;
-
-	for (size_t i = 0; i < len; i++) {
-		if (gone[i]) {
-			free(dev->peers[i].allowedips);
-			crypto_wipe(&dev->peers[i], sizeof(dev->peers[i]));
-			continue;
-		}
-		if (n != i) {
-			dev->peers[n] = dev->peers[i];
-			cf->peers[n] = cf->peers[i];
-		}
-		n++;
-	}
-	/* The tail as the allocation left it: zero (it held keys). */
-	crypto_wipe(dev->peers + n, (len - n) * sizeof(*dev->peers));
-	memset(cf->peers + n, 0, (len - n) * sizeof(*cf->peers));
-	dev->peers_len = n;
-}
-
-/* Every PublicKey's [Peer]s made one, at the place of the first (sorted
- * by key: O(n log n), for files with many peers).  0 or -ENOMEM. */
-static int merge_same_peers(struct conffile *cf)
-{
-	size_t n = cf->dev.peers_len, first = 0;
-	struct config_peer **v;
-	bool *gone, any = false;
-
-	if (n < 2)
-		return 0;
-	v = calloc(n, sizeof(*v));
-	gone = calloc(n, sizeof(*gone));
-	if (!v || !gone) {
-		free(v);
-		free(gone);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++)
-		v[i] = &cf->dev.peers[i];
-	qsort(v, n, sizeof(*v), peer_key_place);
-	for (size_t i = 1; i < n; i++) {
-		if (memcmp(v[first]->public_key, v[i]->public_key, CONFIG_KEY_LEN) != 0) {
-			first = i;
-			continue;
-		}
-		merge_peer(cf, (size_t)(v[first] - cf->dev.peers), (size_t)(v[i] - cf->dev.peers));
-		gone[v[i] - cf->dev.peers] = any = true;
-	}
-	if (any)
-		drop_peers(cf, gone);
-	free(v);
-	free(gone);
-	return 0;
 }
 
 int conffile_parse(struct conffile *cf, const char *name, const char *text, size_t len,
@@ -680,7 +664,7 @@ int conffile_parse(struct conffile *cf, const char *name, const char *text, size
 	if (!ret)
 		ret = end_peer(&p);
 	if (!ret)
-		ret = merge_same_peers(cf);
+		ret = conffile_merge_peers(cf);
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "%s: out of memory", name);
 	if (ret)

@@ -293,10 +293,9 @@ static void test_forms(void)
 		    "#[Peer]\r\n"
 		    "[peer]\r\n"
 		    "publickey = " K2 "\r\n"
-		    "allowedips = 10.1.2.3/8,192.168.7.255/23 ,, 10.0.0.1 fd00:1:ffff:3:4:5:6:7/33\r\n"
-		    "allowedips = ::/0, 0.0.0.0/0,\r\n"
+		    "allowedips = 10.1.2.3/8,192.168.7.255/23 , 10.0.0.1 fd00:1:ffff:3:4:5:6:7/33\r\n"
+		    "allowedips = ::/0, 0.0.0.0/0\r\n"
 		    "allowedips = fd00::ff/127\r\n"
-		    "AllowedIPs =\r\n"
 		    "persistentkeepalive = 65535",	/* no final newline */
 		    CONFFILE_WG, err, sizeof(err));
 	if (!check(ret == 0, "forms: %s", err))

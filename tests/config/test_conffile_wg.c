@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Configuration files (daemon/config/conffile.c) where wg(8) and the
- * kernel set the rule (issue 25, item 8): a PublicKey in two [Peer]s.
+ * kernel set the rule (issue 25, item 8): a PublicKey in two [Peer]s;
+ * AllowedIPs lists (no empty item, whitespace inside a prefix, the
+ * warning for host bits).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -131,10 +133,72 @@ static void test_many_twice(void)
 	free(text);
 }
 
+/* The warnings a parse gave, one per line "NAME:LINE: what". */
+static char warned[512];
+
+static void note_warning(void *ctx, const char *name, unsigned int line, const char *what)
+{
+	size_t n = strlen(warned);
+
+	(void)ctx;
+	snprintf(warned + n, sizeof(warned) - n, "%s:%u: %s\n", name, line, what);
+}
+
+static void test_allowedips(void)
+{
+	static const struct { const char *value, *err; } bad[] = {
+		/* an empty item, as wg refuses it ("Unable to parse IP address: `'") */
+		{ "", "t.conf:3: AllowedIPs without a value" },
+		{ "10.0.0.0/8,", "t.conf:3: invalid AllowedIPs `10.0.0.0/8,' (IP addresses with optional /prefix lengths)" },
+		{ "10.0.0.0/8,,10.1.0.0/16", "t.conf:3: invalid AllowedIPs `10.0.0.0/8,,10.1.0.0/16' (IP addresses with optional /prefix lengths)" },
+		{ ", 10.0.0.0/8", "t.conf:3: invalid AllowedIPs `, 10.0.0.0/8' (IP addresses with optional /prefix lengths)" },
+		{ " , ", "t.conf:3: invalid AllowedIPs `,' (IP addresses with optional /prefix lengths)" },
+		{ ",", "t.conf:3: invalid AllowedIPs `,' (IP addresses with optional /prefix lengths)" },
+		{ "10.0.0.0/8, 10.0.0.300", "t.conf:3: invalid AllowedIPs `10.0.0.300' (IP addresses with optional /prefix lengths)" },
+	};
+	struct conffile cf;
+	char text[256], err[256];
+	int ret;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "[Peer]\nPublicKey = " K1 "\nAllowedIPs = %s\n", bad[i].value);
+		ret = parse(&cf, text, CONFFILE_WG, err, sizeof(err));
+		check(ret == -EINVAL && !strcmp(err, bad[i].err), "AllowedIPs = `%s': %d `%s', want `%s'",
+		      bad[i].value, ret, err, bad[i].err);
+	}
+	/* Whitespace inside a prefix, as wg drops it; between prefixes, a
+	 * separator (where wg would join them into one that fails). */
+	ret = parse(&cf, "[Peer]\nPublicKey = " K1 "\nAllowedIPs = 10.0.0.0 /8, fd00:: / 64\n"
+		    "AllowedIPs = 10.1.0.1/32 10.1.0.2/32\n", CONFFILE_WG, err, sizeof(err));
+	check(ret == 0 && cf.dev.peers[0].allowedips_len == 4 &&
+	      aip_is(&cf.dev.peers[0].allowedips[0], AF_INET, "10.0.0.0", 8) &&
+	      aip_is(&cf.dev.peers[0].allowedips[1], AF_INET6, "fd00::", 64) &&
+	      aip_is(&cf.dev.peers[0].allowedips[3], AF_INET, "10.1.0.2", 32),
+	      "whitespace inside and between prefixes: %d %s", ret, err);
+	conffile_clear(&cf);
+
+	/* Host bits: taken masked, with wg's warning, for each such prefix. */
+	warned[0] = '\0';
+	conffile_init(&cf);
+	cf.warn = note_warning;
+	snprintf(text, sizeof(text), "[Interface]\n[Peer]\nPublicKey = " K1 "\n"
+		 "AllowedIPs = 10.0.0.1/8, 10.2.0.0/16, fd00::1/64\nAllowedIPs = 10.3.0.0 /8\n");
+	ret = conffile_parse(&cf, "t.conf", text, strlen(text), CONFFILE_WG, err, sizeof(err));
+	check(ret == 0 && cf.dev.peers[0].allowedips_len == 4 &&
+	      aip_is(&cf.dev.peers[0].allowedips[0], AF_INET, "10.0.0.0", 8) &&
+	      aip_is(&cf.dev.peers[0].allowedips[3], AF_INET, "10.0.0.0", 8), "host bits masked: %s", err);
+	check(!strcmp(warned, "t.conf:4: AllowedIP has nonzero host part: 10.0.0.1/8\n"
+			      "t.conf:4: AllowedIP has nonzero host part: fd00::1/64\n"
+			      "t.conf:5: AllowedIP has nonzero host part: 10.3.0.0/8\n"),
+	      "the warnings: %s", warned);
+	conffile_clear(&cf);
+}
+
 int main(void)
 {
 	test_same_peer_twice();
 	test_many_twice();
+	test_allowedips();
 	printf("%lu checks, %lu failures\n", tu_checks, tu_failures);
 	return tu_failures ? 1 : 0;
 }

@@ -212,3 +212,22 @@ wgc setconf "$IF" "$NT_TMP/big.conf" || nt_fail "wgctl setconf of a $size-byte f
 n=$(nt_wg "$IF" show "$IF" peers | wc -l)
 [ "$n" = 10000 ] || nt_fail "wgctl setconf with a $size-byte file: $n peers"
 nt_ok "a $size-byte file of 10,000 peers: wgd -c and wgctl setconf take it"
+
+# ---- AllowedIPs: wg's warning for host bits, its refusal of an empty item ----
+
+printf '[Peer]\nPublicKey = %s\nAllowedIPs = 10.0.0.1/8, fd00::1/64\n' "$X" >"$NT_TMP/host.conf"
+want=$(nt_wg "$IF_GO" setconf "$IF_GO" "$NT_TMP/host.conf" 2>&1) || nt_fail "wg setconf with host bits: $want"
+got=$(wgc setconf "$IF" "$NT_TMP/host.conf" 2>&1) || nt_fail "wgctl setconf with host bits: $got"
+[ "$got" = "$want" ] && grep -q "^Warning: AllowedIP has nonzero host part: 10.0.0.1/8$" <<<"$got" ||
+	nt_fail "setconf with host bits: wgctl says '$got', wg says '$want'"
+[ "$(dump "$IF")" = "$(dump "$IF_GO")" ] || nt_fail "setconf with host bits: wgd and wireguard-go differ"
+want=$(nt_wg "$IF_GO" set "$IF_GO" peer "$X" allowed-ips 10.9.9.9/16 2>&1)
+got=$(wgc set "$IF" peer "$X" allowed-ips 10.9.9.9/16 2>&1)
+[ "$got" = "$want" ] && [ -n "$got" ] || nt_fail "set with host bits: wgctl says '$got', wg says '$want'"
+for v in "10.0.0.0/8," "10.0.0.0/8,,10.1.0.0/16" ""; do
+	printf '[Peer]\nPublicKey = %s\nAllowedIPs = %s\n' "$X" "$v" >"$NT_TMP/empty.conf"
+	nt_wg "$IF_GO" setconf "$IF_GO" "$NT_TMP/empty.conf" 2>/dev/null && nt_fail "wg took AllowedIPs = '$v'"
+	out=$(wgc setconf "$IF" "$NT_TMP/empty.conf" 2>&1) && nt_fail "wgctl took AllowedIPs = '$v'"
+	grep -q "empty.conf:3: " <<<"$out" || nt_fail "AllowedIPs = '$v': $out"
+done
+nt_ok "AllowedIPs: wg's host-bits warning from wgctl setconf and set; an empty item refused, as by wg"
