@@ -10,8 +10,9 @@
  * of the text into a buffer of its own; conffile_load() wipes the text.
  *
  * wg(8) removes all whitespace from a line, wg-quick(8) only around the key
- * and the value; we do the latter (hooks keep their inner spaces) and split
- * lists at commas and whitespace, which accepts every file either accepts.
+ * and the value; we do the latter, and the former in section headers and
+ * in the names and single values of wg's keys (hooks keep their inner
+ * spaces); lists are split at commas and whitespace.
  */
 #include "daemon/config/conffile.h"
 
@@ -281,6 +282,48 @@ static bool squeeze(struct span s, char *buf, size_t len, struct span *out)
 	return true;
 }
 
+/* wg's keys, not wg-quick's: wg drops all whitespace from their lines. */
+static bool is_wg_key(unsigned int k)
+{
+	return k <= K_FWMARK || (k >= K_PUBLIC_KEY && k < K_COUNT);
+}
+
+/* The key (or section, first..end-1) that name is: as written, or with its
+ * whitespace dropped as wg drops it ("Public Key", "[ Peer ]"), for wg's
+ * keys and the sections.  The copy is wiped: the name of an unknown key
+ * may run into a key ("PrivateKey <key>"). */
+static unsigned int name_of(struct span name, unsigned int first, unsigned int end)
+{
+	char buf[24];
+	struct span sq;
+	unsigned int k = find_name(name, first, end);
+
+	if (k == end && has_space(name) && squeeze(name, buf, sizeof(buf), &sq)) {
+		k = find_name(sq, first, end);
+		if (end == K_COUNT && k < K_COUNT && !is_wg_key(k))
+			k = K_COUNT;
+	}
+	crypto_wipe(buf, sizeof(buf));
+	return k;
+}
+
+/* A ListenPort given as a service name (a word), as wg takes one: its UDP
+ * port from the services database; false if there is none. */
+static bool service_port(struct span v, uint64_t *port)
+{
+	const struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_DGRAM,
+					.ai_flags = AI_PASSIVE };
+	struct addrinfo *res;
+	char buf[64];
+
+	if (!v.len || (v.p[0] | 0x20) < 'a' || (v.p[0] | 0x20) > 'z' ||
+	    !span_copy(buf, sizeof(buf), v) || getaddrinfo(NULL, buf, &hints, &res) != 0)
+		return false;
+	*port = ntohs(((const struct sockaddr_in *)res->ai_addr)->sin_port);
+	freeaddrinfo(res);
+	return true;
+}
+
 /* One AllowedIPs prefix, masked: with wg's warning when it had host bits. */
 static int add_allowedip(struct parser *p, struct span item)
 {
@@ -491,7 +534,8 @@ static int parse_key(struct parser *p, enum conf_text k, struct span v)
 	if ((1u << k) & (1u << K_LISTEN_PORT | 1u << K_FWMARK | 1u << K_MTU | 1u << K_TABLE |
 			 1u << K_SAVE_CONFIG | 1u << K_KEEPALIVE)) {
 		w = find_name(v, W_OFF, W_COUNT);
-		num = span_num(v, hex, hex ? UINT32_MAX : 65535, &n);
+		num = span_num(v, hex, hex ? UINT32_MAX : 65535, &n) ||
+		      (k == K_LISTEN_PORT && service_port(v, &n));
 	}
 
 	switch (k) {
@@ -540,6 +584,26 @@ static int parse_key(struct parser *p, enum conf_text k, struct span v)
 	return conffile_key_from_base64(key, v.p, v.len) ? 0 : BAD;
 }
 
+/*
+ * The value of key k: whitespace inside the value of one of wg's
+ * single-value keys is dropped, as wg drops it ("Endpoint = 1.2.3.4 : 5");
+ * p->bad, for messages, stays the value as written.  The copy is wiped (it
+ * may be a key; a key's characters are never whitespace, so the test of
+ * each takes the same path whatever the key is).
+ */
+static int parse_value(struct parser *p, enum conf_text k, struct span v)
+{
+	char buf[256];
+	struct span sq;
+	int ret;
+
+	if (!is_wg_key(k) || k == K_ALLOWED_IPS || !has_space(v))
+		return parse_key(p, k, v);
+	ret = squeeze(v, buf, sizeof(buf), &sq) ? parse_key(p, k, sq) : BAD;
+	crypto_wipe(buf, sizeof(buf));
+	return ret;
+}
+
 static int end_peer(struct parser *p)
 {
 	if (p->sec == SEC_PEER && !p->peer_has_key) {
@@ -583,7 +647,7 @@ static int parse_section(struct parser *p, struct span s)
 
 	if (ret)
 		return ret;
-	switch (find_name(s, S_INTERFACE, S_PEER + 1)) {
+	switch (name_of(s, S_INTERFACE, S_PEER + 1)) {
 	case S_PEER:
 		return start_peer(p);
 	case S_PEER + 1:
@@ -618,7 +682,7 @@ static int parse_line(struct parser *p, struct span s)
 		return perr(p, "not a [Section] nor Key = value");
 	key = trim((struct span){ s.p, (size_t)(eq - s.p) });
 	v = trim((struct span){ eq + 1, (size_t)(s.p + s.len - eq - 1) });
-	k = find_name(key, 0, K_COUNT);
+	k = name_of(key, 0, K_COUNT);
 	if (k == K_COUNT) {
 		/* Only the first word: "PrivateKey <key>=" must not print the key. */
 		for (key.len = 0; !is_space(key.p[key.len]) && key.p + key.len < eq; key.len++)
@@ -636,7 +700,7 @@ static int parse_line(struct parser *p, struct span s)
 	if (why)
 		return perr(p, "%s %s", text(k), why);
 	p->bad = v;
-	ret = parse_key(p, k, v);
+	ret = parse_value(p, k, v);
 	if (ret != BAD)
 		return ret;
 	if (k == K_PRIVATE_KEY || k == K_PRESHARED_KEY)

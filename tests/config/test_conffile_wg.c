@@ -3,7 +3,9 @@
  * Configuration files (daemon/config/conffile.c) where wg(8) and the
  * kernel set the rule (issue 25, item 8): a PublicKey in two [Peer]s;
  * AllowedIPs lists (no empty item, whitespace inside a prefix, the
- * warning for host bits).
+ * warning for host bits); whitespace inside the other tokens of wg's keys
+ * and the sections; service names: in ListenPort (/etc/services, from
+ * Debian's netbase), not in an Endpoint.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -194,11 +196,64 @@ static void test_allowedips(void)
 	conffile_clear(&cf);
 }
 
+/* Whitespace wherever wg drops it: sections, wg's key names and values. */
+static void test_whitespace(void)
+{
+	struct conffile cf;
+	char err[256];
+	int ret = parse(&cf,
+			"[ Interface ]\nPrivate Key = AQIDBAUGBwgJCgsMDQ4PEBES ExQVFhcYGRobHB0eHyA=\n"
+			"Listen Port = 51 820\nFwMark = 0x 10\n"
+			"[Peer ]\nPublic Key = " K2 "\nEndpoint = 192.0.2.1 : 5\n"
+			"Persistent Keepalive = 2 5\n"
+			"[\tPeer\t]\nPublicKey = " K3 "\nEndpoint = [ fd00::1 ] :6\n",
+			CONFFILE_WG, err, sizeof(err));
+
+	if (!check(ret == 0, "whitespace inside wg's tokens: %d %s", ret, err))
+		return;
+	check(cf.dev.private_key[0] == 1 && cf.dev.private_key[31] == 0x20 &&
+	      cf.dev.listen_port == 51820 && cf.dev.fwmark == 16, "the device's values");
+	check(cf.dev.peers_len == 2 && cf.dev.peers[0].persistent_keepalive == 25 &&
+	      ntohs(cf.dev.peers[0].endpoint.in.sin_port) == 5 &&
+	      cf.dev.peers[1].endpoint.addr.sa_family == AF_INET6 &&
+	      ntohs(cf.dev.peers[1].endpoint.in6.sin6_port) == 6, "the peers' values");
+	conffile_clear(&cf);
+	/* Not in wg-quick's keys (wg-quick does not drop it there either). */
+	ret = parse(&cf, "[Interface]\nMTU = 14 20\n", CONFFILE_QUICK, err, sizeof(err));
+	check(ret == -EINVAL && !strcmp(err, "t.conf:2: invalid MTU `14 20' (68 to 65535)"), "MTU: %s", err);
+	ret = parse(&cf, "[Interface]\nPost Up = true\n", CONFFILE_QUICK, err, sizeof(err));
+	check(ret == -EINVAL && !strcmp(err, "t.conf:2: unknown key `Post'"), "Post Up: %s", err);
+	/* A key name running into a key is not quoted past its first word. */
+	ret = parse(&cf, "[Interface]\nPrivateKey " K1 " = 1\n", CONFFILE_WG, err, sizeof(err));
+	check(ret == -EINVAL && !strcmp(err, "t.conf:2: unknown key `PrivateKey'"), "key in a name: %s", err);
+}
+
+static void test_service_ports(void)
+{
+	struct conffile cf;
+	char err[256];
+	int ret = parse(&cf, "[Interface]\nListenPort = domain\n", CONFFILE_WG, err, sizeof(err));
+
+	check(ret == 0 && cf.dev.listen_port == 53 && (cf.dev.flags & CONFIG_DEVICE_HAS_LISTEN_PORT),
+	      "ListenPort = domain (53 in /etc/services): %d %s", ret, err);
+	conffile_clear(&cf);
+	ret = parse(&cf, "[Interface]\nListenPort = nosuchservice\n", CONFFILE_WG, err, sizeof(err));
+	check(ret == -EINVAL && !strcmp(err, "t.conf:2: invalid ListenPort `nosuchservice' (0 to 65535)"),
+	      "an unknown service: %s", err);
+	/* An Endpoint's port is a number (no WireGuard service is in
+	 * /etc/services; the control socket takes numbers only). */
+	ret = parse(&cf, "[Peer]\nPublicKey = " K1 "\nEndpoint = 192.0.2.1:domain\n", CONFFILE_WG, err,
+		    sizeof(err));
+	check(ret == -EINVAL, "Endpoint = 192.0.2.1:domain: %s", err);
+}
+
 int main(void)
 {
 	test_same_peer_twice();
 	test_many_twice();
 	test_allowedips();
+	test_whitespace();
+	test_service_ports();
 	printf("%lu checks, %lu failures\n", tu_checks, tu_failures);
 	return tu_failures ? 1 : 0;
 }

@@ -231,3 +231,24 @@ for v in "10.0.0.0/8," "10.0.0.0/8,,10.1.0.0/16" ""; do
 	grep -q "empty.conf:3: " <<<"$out" || nt_fail "AllowedIPs = '$v': $out"
 done
 nt_ok "AllowedIPs: wg's host-bits warning from wgctl setconf and set; an empty item refused, as by wg"
+
+# ---- whitespace inside tokens, where wg drops it ----
+
+key=$(wg genkey)
+cf_write "$NT_TMP/spaces.conf" <<EOF
+[ Interface ]
+Private Key = ${key:0:20} ${key:20}
+[ Peer ]
+Public Key = $X
+Endpoint = 192.0.2.1 : 5
+Persistent Keepalive = 2 5
+AllowedIPs = 10.0.0.0 /8, fd00:: /64
+EOF
+nt_wg "$IF_GO" setconf "$IF_GO" "$NT_TMP/spaces.conf" || nt_fail "wg setconf with whitespace inside tokens"
+wgc setconf "$IF" "$NT_TMP/spaces.conf" || nt_fail "wgctl setconf with whitespace inside tokens"
+[ "$(dump "$IF")" = "$(dump "$IF_GO")" ] && [ "$(nt_wg "$IF" show "$IF" private-key)" = "$key" ] ||
+	nt_fail "whitespace inside tokens: wgd has
+$(nt_wg "$IF" show "$IF" dump)
+wireguard-go has
+$(nt_wg "$IF_GO" show "$IF_GO" dump)"
+nt_ok "whitespace inside sections, wg's keys and values: wgctl setconf reads the file as wg does"
