@@ -252,3 +252,60 @@ $(nt_wg "$IF" show "$IF" dump)
 wireguard-go has
 $(nt_wg "$IF_GO" show "$IF_GO" dump)"
 nt_ok "whitespace inside sections, wg's keys and values: wgctl setconf reads the file as wg does"
+
+# ---- where wgctl stays stricter than wg (doc/man/wgctl.8, DIFFERENCES FROM WG) ----
+
+# expect_refused WHAT PATTERN ARGS...: wgctl ARGS exits 1 with PATTERN on stderr.
+expect_refused() {
+	local what=$1 pat=$2 out st
+	shift 2
+	out=$(wgc "$@" 2>&1)
+	st=$?
+	[ "$st" = 1 ] && grep -q -- "$pat" <<<"$out" || nt_fail "$what: status $st, '$out'"
+}
+before=$(dump "$IF")
+# wg wraps 65536 to 0 and takes it
+expect_refused "endpoint port 65536" "^Endpoint is not host:port" set "$IF" peer "$X" endpoint 192.0.2.1:65536
+expect_refused "keepalive 65536" "^Persistent keepalive interval is neither" set "$IF" peer "$X" persistent-keepalive 65536
+expect_refused "listen-port 65536" "^Port is not in 0-65535" set "$IF" listen-port 65536
+# wg truncates the name to 15 characters and changes that interface
+long=${IF}xxxxxxxxxxxxxxxx
+long=${long:0:16}
+expect_refused "an interface name of 16 characters" "^Unable to access interface: Invalid argument$" show "$long"
+expect_refused "set on an interface name of 16 characters" "^Unable to modify interface: " set "$long" listen-port 1
+# a file's error: its name and line, never the key
+bad=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
+printf '[Interface]\nPrivateKey = %s\n' "$bad" >"$NT_TMP/badkey.conf"
+expect_refused "a bad PrivateKey" "badkey\\.conf:2: invalid PrivateKey (a 44-character base64 key)$" \
+	setconf "$IF" "$NT_TMP/badkey.conf"
+wgc setconf "$IF" "$NT_TMP/badkey.conf" 2>&1 | grep -q "$bad" && nt_fail "a file's error quoted its PrivateKey"
+[ "$(dump "$IF")" = "$before" ] || nt_fail "a refused command changed the device"
+# errno=N and errno=-N (wireguard-go's sign) both name error N; wg takes
+# only the negative one ("Unknown error -98" for errno=98)
+for reply in 98 -98; do
+	rm -f "$FAKE_SOCK"
+	"$NT_PY" - "$FAKE_SOCK" "$reply" <<'PY' &
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(sys.argv[1])
+s.listen(4)
+s.settimeout(20)
+try:
+    c, _ = s.accept()
+    d = b""
+    while not d.endswith(b"\n\n"):
+        x = c.recv(4096)
+        if not x:
+            break
+        d += x
+    c.sendall(("errno=%s\n\n" % sys.argv[2]).encode())
+    c.close()
+finally:
+    os.unlink(sys.argv[1])
+PY
+	NT_PIDS+=("$!")
+	nt_until "$NT_TIMEOUT" test -S "$FAKE_SOCK" || nt_fail "the fake daemon's socket"
+	expect_refused "a daemon's errno=$reply" "^Unable to modify interface: Address already in use$" \
+		set "$FAKE" listen-port 1
+done
+nt_ok "stricter than wg: ports and keepalives over 65535, names over 15 characters, no key in a file's error, errno=N and errno=-N"
