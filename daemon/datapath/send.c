@@ -141,15 +141,19 @@ void send_flush(struct device *d, uint64_t now, bool all)
 		return;
 	}
 	send_held(d, now);
-	if (n) {
-		crypt_share(&d->crypt, &d->io);
-		d->tx_pend = (struct send_pending){ .base = d->tx_base, .n = n, .first = d->tx_first,
-						    .end = crypt_seq(&d->crypt) };
-		d->tx_count = 0;
-		d->tx_base ^= PACKET_BATCH;
+	if (!n)
+		return;
+	d->tx_count = 0;
+	if (all) {
+		/* what was not handed out yet stays on this thread: no wake-up for a small batch */
+		crypt_join(&d->crypt, &d->io);
+		send_batch(d, d->tx_base, n, now);
+		return;
 	}
-	if (all)
-		send_held(d, now);
+	crypt_share(&d->crypt, &d->io);
+	d->tx_pend = (struct send_pending){ .base = d->tx_base, .n = n, .first = d->tx_first,
+					    .end = crypt_seq(&d->crypt) };
+	d->tx_base ^= PACKET_BATCH;
 }
 
 /* One datagram to p's endpoint (a handshake message or a keepalive). */
