@@ -168,11 +168,11 @@ void device_log_stats(const struct device *d)
 		 (unsigned long long)s->tx_bad_packet, (unsigned long long)s->tx_staged_dropped,
 		 (unsigned long long)s->tx_udp_dropped);
 	log_info("dropped on receive: %llu invalid, %llu bad mac1, %llu handshake, %llu data, "
-		 "%llu bad inner packet, %llu source not allowed, %llu TUN",
+		 "%llu bad inner packet, %llu source not allowed, %llu CE on not ECN-capable, %llu TUN",
 		 (unsigned long long)s->rx_invalid, (unsigned long long)s->rx_bad_mac,
 		 (unsigned long long)s->rx_handshake_dropped, (unsigned long long)s->rx_data_dropped,
 		 (unsigned long long)s->rx_bad_inner, (unsigned long long)s->rx_bad_source,
-		 (unsigned long long)s->rx_tun_dropped);
+		 (unsigned long long)s->rx_ecn_dropped, (unsigned long long)s->rx_tun_dropped);
 	log_info("pure ACKs superseded by a later one in their batch, not written: %llu",
 		 (unsigned long long)s->rx_acks_superseded);
 }

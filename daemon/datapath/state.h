@@ -108,6 +108,7 @@ struct device_stats {
 	uint64_t rx_data_dropped;	/* did not open: index, tag, replay, age */
 	uint64_t rx_bad_inner;		/* not IP, bad length */
 	uint64_t rx_bad_source;		/* source not allowed for the peer */
+	uint64_t rx_ecn_dropped;	/* outer CE, inner not ECN-capable (RFC 6040) */
 	uint64_t rx_tun_dropped;
 	uint64_t rx_acks_superseded;	/* pure ACKs not written: a later one said it all (gso.h) */
 };
