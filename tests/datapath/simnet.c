@@ -227,6 +227,14 @@ static int sim_bind(void *ctx, uint16_t port, uint32_t fwmark, uint16_t *bound, 
 	return 0;
 }
 
+/* A sleeping or down device loses what is sent to it anyway: nothing to close. */
+static void sim_unbind(void *ctx)
+{
+	struct sim_dev *d = ctx;
+
+	d->unbinds++;
+}
+
 static int sim_set_fwmark(void *ctx, uint32_t fwmark)
 {
 	(void)ctx;
@@ -296,6 +304,7 @@ struct sim_dev *sim_add(struct sim_net *n)
 		.tun_write_vnet = sim_tun_write_vnet,
 		.deadline = sim_deadline,
 		.bind = sim_bind,
+		.unbind = sim_unbind,
 		.set_fwmark = sim_set_fwmark,
 		.kick = sim_kick,
 		.relax = sim_relax,

@@ -39,6 +39,7 @@ struct sim_dev {
 	uint64_t deadline;
 	struct tu_rng rng;
 	bool fail_send;			/* the host refuses to send (sendmmsg fails) */
+	unsigned long unbinds;		/* io.unbind() calls: the link went down */
 	bool asleep;			/* suspended: no timers run, datagrams to it are lost */
 	/* what reached the TUN device */
 	unsigned long tun_packets;
