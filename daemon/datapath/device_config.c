@@ -91,16 +91,20 @@ static int config_set_port(struct device *d, uint16_t port, uint32_t fwmark)
 	return 0;
 }
 
+/*
+ * A fwmark set, even the one in use, forgets every cached source (as the
+ * kernel's set_device() does): the routes it selects may have changed.
+ */
 static int config_set_fwmark(struct device *d, uint32_t fwmark)
 {
 	int ret;
 
-	if (fwmark == d->fwmark)
-		return 0;
-	ret = d->io.set_fwmark(d->io.ctx, fwmark);
-	if (ret < 0)
-		return ret;
-	d->fwmark = fwmark;
+	if (fwmark != d->fwmark) {
+		ret = d->io.set_fwmark(d->io.ctx, fwmark);
+		if (ret < 0)
+			return ret;
+		d->fwmark = fwmark;
+	}
 	config_clear_all_src(d);
 	return 0;
 }
@@ -122,8 +126,11 @@ static void config_set_endpoint(struct peer *p, const union config_endpoint *e)
 	} else {
 		return;
 	}
-	if (endpoint_addr_equal(&p->endpoint, &ep))
-		return;
+	/*
+	 * Set even when it is the one in use: the cached source goes with it
+	 * (the kernel compares the source too, and a set carries none), so a
+	 * user can make a multi-homed host pick its source afresh.
+	 */
 	p->endpoint = ep;
 }
 

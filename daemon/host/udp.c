@@ -372,8 +372,13 @@ static void udp_fill_control(unsigned int g, const struct endpoint *ep, size_t s
 		space += CMSG_SPACE(sizeof(pi));
 		c = CMSG_NXTHDR(mh, c);
 	} else if (ep->has_src) {
-		struct in6_pktinfo pi = { .ipi6_addr = ep->src.v6,
-					  .ipi6_ifindex = (unsigned int)ep->src_ifindex };
+		/*
+		 * The source address only, no interface: the route picks the
+		 * way out, as for IPv4 and as the kernel's WireGuard does
+		 * (doc/protocol.md §9); a link-local peer's interface is its
+		 * address's scope id, in msg_name.
+		 */
+		struct in6_pktinfo pi = { .ipi6_addr = ep->src.v6 };
 
 		c->cmsg_level = IPPROTO_IPV6;
 		c->cmsg_type = IPV6_PKTINFO;
