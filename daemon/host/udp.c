@@ -329,10 +329,7 @@ int udp_recv(struct udp *u, int family, struct udp_msg *msgs, unsigned int n)
 	return got;
 }
 
-/*
- * One int control message (UDP_SEGMENT takes a u16) at c; returns its
- * space.
- */
+/* One control message at c, its value len bytes; returns the space it takes. */
 static size_t udp_put_cmsg(struct cmsghdr *c, int level, int type, const void *val, size_t len)
 {
 	c->cmsg_level = level;
