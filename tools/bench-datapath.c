@@ -152,6 +152,12 @@ static int b_bind(void *ctx, uint16_t port, uint32_t fwmark, uint16_t *bound, bo
 	return 0;
 }
 
+/* No sockets to close. */
+static void b_unbind(void *ctx)
+{
+	(void)ctx;
+}
+
 static int b_set_fwmark(void *ctx, uint32_t fwmark)
 {
 	(void)ctx;
@@ -196,7 +202,7 @@ static void b_create(struct bdev *d, const char *name, uint32_t outer, uint32_t 
 	struct device_io io = {
 		.ctx = d, .wall_ns = b_wall_ns, .random = b_random, .send = b_send,
 		.tun_write = b_tun_write, .tun_write_vnet = b_tun_write_vnet, .deadline = b_deadline,
-		.bind = b_bind, .set_fwmark = b_set_fwmark, .kick = b_kick, .relax = b_relax,
+		.bind = b_bind, .unbind = b_unbind, .set_fwmark = b_set_fwmark, .kick = b_kick, .relax = b_relax,
 	};
 
 	d->addr.addr.in4.sin_family = AF_INET;

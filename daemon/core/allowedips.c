@@ -91,10 +91,13 @@ static void owner_unlink(struct allowedips_node *node)
 	node->owner_prev = node->owner_next = NULL;
 }
 
+/*
+ * node to the end of o's list, from wherever it was (its own owner's list
+ * too, as the kernel's list_move_tail(): `get` shows the order prefixes
+ * were last set in).
+ */
 static void owner_link(struct allowedips_node *node, struct allowedips_owner *o)
 {
-	if (node->owner == o)
-		return;
 	owner_unlink(node);
 	node->owner = o;
 	node->owner_prev = o->last;

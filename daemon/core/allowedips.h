@@ -53,8 +53,8 @@ void allowedips_owner_init(struct allowedips_owner *o, void *peer);
 
 /*
  * Add addr/cidr for owner (bits beyond cidr are ignored, as `wg` does).
- * If the prefix exists it is moved to owner (a no-op if it already is
- * owner's).  Returns 0, -EINVAL for a bad version or cidr (> 32 or > 128),
+ * If the prefix exists it is moved to owner, at the end of its list
+ * (even if it already is owner's, as the kernel does).  Returns 0, -EINVAL for a bad version or cidr (> 32 or > 128),
  * or -ENOMEM.
  */
 int allowedips_insert(struct allowedips *t, int ip_version, const uint8_t *addr, uint8_t cidr,

@@ -58,6 +58,7 @@ struct crypt_job {
 	struct endpoint *from;	/* the owner's, for a received message */
 	uint8_t kind;
 	uint8_t res;		/* the owner's: enum noise_result of the prepare */
+	uint8_t tos;		/* CRYPT_OPEN: the datagram's outer TOS (ip.h's ECN) */
 	bool ok;		/* CRYPT_OPEN: the tag verified */
 	_Atomic uint8_t state;	/* enum crypt_state */
 } __attribute__((aligned(64)));

@@ -79,8 +79,27 @@ void device_set_offloads(struct device *d, bool tun_vnet, bool udp_gro)
 
 void device_set_bound(struct device *d, uint16_t port, bool udp_gro)
 {
-	d->listen_port = port;
-	d->udp_gro = udp_gro;
+	device_note_bound(d, port, udp_gro);
+}
+
+/*
+ * The sockets follow the link (the kernel's WireGuard opens them in
+ * ndo_open and closes them in ndo_stop): closed while it is down, opened
+ * at up on the port stored (the one bound before, or set while down).  A
+ * port that cannot be bound at up leaves the device without sockets until
+ * the next listen-port set (the kernel refuses the link up instead).
+ */
+static void device_sockets_follow(struct device *d, bool up)
+{
+	uint16_t bound;
+	bool gro;
+
+	if (!up && d->bound) {
+		d->io.unbind(d->io.ctx);
+		d->bound = false;
+	} else if (up && !d->bound && d->io.bind(d->io.ctx, d->listen_port, d->fwmark, &bound, &gro) == 0) {
+		device_note_bound(d, bound, gro);
+	}
 }
 
 /*
@@ -111,6 +130,7 @@ void device_set_link(struct device *d, bool up, uint64_t now)
 		return;
 	d->up = up;
 	log_info("interface %s is %s", d->name, up ? "up" : "down");
+	device_sockets_follow(d, up);
 	device_peers_restart(d, !up, false, now);
 }
 
@@ -169,11 +189,11 @@ void device_log_stats(const struct device *d)
 		 (unsigned long long)s->tx_bad_packet, (unsigned long long)s->tx_staged_dropped,
 		 (unsigned long long)s->tx_udp_dropped);
 	log_info("dropped on receive: %llu invalid, %llu bad mac1, %llu handshake, %llu data, "
-		 "%llu bad inner packet, %llu source not allowed, %llu TUN",
+		 "%llu bad inner packet, %llu source not allowed, %llu CE on not ECN-capable, %llu TUN",
 		 (unsigned long long)s->rx_invalid, (unsigned long long)s->rx_bad_mac,
 		 (unsigned long long)s->rx_handshake_dropped, (unsigned long long)s->rx_data_dropped,
 		 (unsigned long long)s->rx_bad_inner, (unsigned long long)s->rx_bad_source,
-		 (unsigned long long)s->rx_tun_dropped);
+		 (unsigned long long)s->rx_ecn_dropped, (unsigned long long)s->rx_tun_dropped);
 	log_info("ICMP unreachable errors for packets no peer takes: %llu written, %llu held back by the limit",
 		 (unsigned long long)d->icmp.allowed, (unsigned long long)d->icmp.limited);
 	log_info("pure ACKs superseded by a later one in their batch, not written: %llu",

@@ -63,36 +63,48 @@ static int config_set_private_key(struct device *d, const uint8_t key[CONFIG_KEY
 	return 1;
 }
 
-/* A new port (the shell rebinds, keeping the old sockets on failure). */
+/*
+ * A new port, as the kernel's set_port(): the port in use again is
+ * nothing, anything else forgets the cached sources and, while the
+ * sockets are open, rebinds them (the shell keeps the old sockets on
+ * failure) -- so 0 again picks a new random port; while they are closed
+ * (link down) it is only stored, for the next link up.
+ */
 static int config_set_port(struct device *d, uint16_t port, uint32_t fwmark)
 {
 	uint16_t bound;
 	bool gro;
 	int ret;
 
-	if (port == d->listen_port_requested || (port && port == d->listen_port))
+	if (port == d->listen_port)
 		return 0;
-	ret = d->io.bind(d->io.ctx, port, fwmark, &bound, &gro);
-	if (ret < 0)
-		return ret;
-	d->listen_port = bound;
-	d->udp_gro = gro;
-	d->listen_port_requested = port;
+	if (d->bound) {
+		ret = d->io.bind(d->io.ctx, port, fwmark, &bound, &gro);
+		if (ret < 0)
+			return ret;
+		device_note_bound(d, bound, gro);
+	} else {
+		d->listen_port = port;
+	}
 	d->fwmark = fwmark;
 	config_clear_all_src(d);
 	return 0;
 }
 
+/*
+ * A fwmark set, even the one in use, forgets every cached source (as the
+ * kernel's set_device() does): the routes it selects may have changed.
+ */
 static int config_set_fwmark(struct device *d, uint32_t fwmark)
 {
 	int ret;
 
-	if (fwmark == d->fwmark)
-		return 0;
-	ret = d->io.set_fwmark(d->io.ctx, fwmark);
-	if (ret < 0)
-		return ret;
-	d->fwmark = fwmark;
+	if (fwmark != d->fwmark) {
+		ret = d->io.set_fwmark(d->io.ctx, fwmark);
+		if (ret < 0)
+			return ret;
+		d->fwmark = fwmark;
+	}
 	config_clear_all_src(d);
 	return 0;
 }
@@ -114,8 +126,11 @@ static void config_set_endpoint(struct peer *p, const union config_endpoint *e)
 	} else {
 		return;
 	}
-	if (endpoint_addr_equal(&p->endpoint, &ep))
-		return;
+	/*
+	 * Set even when it is the one in use: the cached source goes with it
+	 * (the kernel compares the source too, and a set carries none), so a
+	 * user can make a multi-homed host pick its source afresh.
+	 */
 	p->endpoint = ep;
 }
 

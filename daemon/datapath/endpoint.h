@@ -44,6 +44,8 @@ struct udp_msg {
 				   last may be shorter), 0 if only one */
 	bool truncated;		/* recv: larger than the buffer (len is then 0) */
 	bool sent;		/* send: the kernel took it (out) */
+	uint8_t tos;		/* the outer IPv4 TOS / IPv6 traffic class:
+				   send: to set; recv: as it arrived */
 	struct endpoint *ep;	/* recv: filled; send: where and from where */
 };
 

@@ -57,6 +57,12 @@ struct device_io {
 	 * datagrams (UDP GRO) in *gro.  0, or -errno with the old sockets kept.
 	 */
 	int (*bind)(void *ctx, uint16_t port, uint32_t fwmark, uint16_t *bound, bool *gro);
+	/*
+	 * The interface went down: close the sockets (as the kernel's
+	 * WireGuard does: the port is free, and peers get port unreachable);
+	 * bind() opens them again at the next link up.
+	 */
+	void (*unbind)(void *ctx);
 	/* Control path: the fwmark of the sockets (0 clears it).  0 or -errno. */
 	int (*set_fwmark)(void *ctx, uint32_t fwmark);
 	/*

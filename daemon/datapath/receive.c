@@ -18,7 +18,8 @@
  *     keypair by receiver index -> open in place -> replay window (in
  *     noise_open) -> roaming endpoint update -> key confirmation -> timers
  *     -> keepalive? -> inner IP length checks and trimming -> allowed-IPs
- *     source check against the decrypting peer -> TUN write (TCP segments
+ *     source check against the decrypting peer -> the outer ECN field
+ *     into the inner one (RFC 6040) -> TUN write (TCP segments
  *     of one flow merged into one write, see gso.h, across the batches
  *     the shell reads back to back until it calls device_rx_flush())
  *
@@ -268,7 +269,8 @@ static void receive_deliver(struct device *d, uint8_t *inner, size_t len)
  * (crypt.h); a message that cannot be opened keeps its verdict in order
  * all the same.
  */
-static void receive_data_prepare(struct device *d, uint8_t *msg, size_t len, struct endpoint *from, uint64_t now)
+static void receive_data_prepare(struct device *d, uint8_t *msg, size_t len, const struct udp_msg *m,
+				 uint64_t now)
 {
 	struct crypt_job *j = crypt_slot(&d->crypt, &d->io);
 
@@ -276,9 +278,36 @@ static void receive_data_prepare(struct device *d, uint8_t *msg, size_t len, str
 	j->kind = j->res == NOISE_OK ? CRYPT_OPEN : CRYPT_NONE;
 	j->msg = msg;
 	j->len = len;
-	j->from = from;
+	j->from = m->ep;
+	j->tos = m->tos;
 	j->ok = false;
 	crypt_publish(&d->crypt, &d->io);
+}
+
+/*
+ * The authenticated inner packet of p, of len bytes, checked: its source
+ * against p's allowed IPs, the outer ECN field into it (RFC 6040 §4.2,
+ * doc/protocol.md §5), then to the TUN device.
+ */
+static void receive_inner_packet(struct device *d, struct peer *p, uint8_t *inner, size_t inner_len,
+				 size_t len, uint8_t tos)
+{
+	const uint8_t *src = NULL;
+	int version = receive_inner(inner, &inner_len, &src);
+
+	if (!version) {
+		d->stats.rx_bad_inner++;
+		log_packet(LOG_LEVEL_DEBUG, "malformed inner packet dropped");
+	} else if (allowedips_lookup(&d->table, version, src) != p) {
+		d->stats.rx_bad_source++;
+		log_packet(LOG_LEVEL_DEBUG, "inner source address not allowed for the peer; dropped");
+	} else if (!ip_ecn_decapsulate(inner, tos)) {
+		d->stats.rx_ecn_dropped++;
+		log_packet(LOG_LEVEL_DEBUG, "congestion mark on a packet that is not ECN-capable; dropped");
+	} else {
+		p->rx_bytes += len;
+		receive_deliver(d, inner, inner_len);
+	}
 }
 
 /*
@@ -293,12 +322,10 @@ static void receive_data_finish(struct device *d, struct crypt_job *j, uint64_t 
 	uint8_t *msg = j->msg;
 	size_t len = j->len;
 	struct endpoint *from = j->from;
-	const uint8_t *src = NULL;
 	uint8_t *inner = msg + MESSAGE_DATA_HEADER_LEN;
 	size_t inner_len = len - MESSAGE_DATA_OVERHEAD;
 	struct peer *p;
 	bool rekey;
-	int version;
 
 	if (res == NOISE_OK)
 		res = noise_open_finish(&d->local, msg, &j->c, j->ok, now, &r);
@@ -321,21 +348,10 @@ static void receive_data_finish(struct device *d, struct crypt_job *j, uint64_t 
 	 * kernel counts them: a packet dropped below for its inner header or
 	 * its source address counts as a drop, not as traffic from the peer.
 	 */
-	if (!inner_len) {
+	if (!inner_len)
 		p->rx_bytes += len;	/* a keepalive */
-	} else {
-		version = receive_inner(inner, &inner_len, &src);
-		if (!version) {
-			d->stats.rx_bad_inner++;
-			log_packet(LOG_LEVEL_DEBUG, "malformed inner packet dropped");
-		} else if (allowedips_lookup(&d->table, version, src) != p) {
-			d->stats.rx_bad_source++;
-			log_packet(LOG_LEVEL_DEBUG, "inner source address not allowed for the peer; dropped");
-		} else {
-			p->rx_bytes += len;
-			receive_deliver(d, inner, inner_len);
-		}
-	}
+	else
+		receive_inner_packet(d, p, inner, inner_len, len, j->tos);
 	if (rekey)
 		send_want_handshake(p, now);
 }
@@ -360,14 +376,15 @@ static void receive_run_end(struct device *d, uint32_t *first, uint64_t now)
 
 /* One datagram, checked at the edge by length and type, then dispatched. */
 static void receive_one(struct device *d, uint8_t *msg, size_t len, struct receive_batch *rb,
-			struct endpoint *from, uint32_t *run, uint64_t now)
+			const struct udp_msg *m, uint32_t *run, uint64_t now)
 {
 	enum message_type type = message_classify(msg, len);
+	struct endpoint *from = m->ep;
 
 	if (type == MESSAGE_DATA) {
 		if (!crypt_room(&d->crypt))
 			receive_run_end(d, run, now);
-		receive_data_prepare(d, msg, len, from, now);
+		receive_data_prepare(d, msg, len, m, now);
 		return;
 	}
 	receive_run_end(d, run, now);
@@ -535,7 +552,7 @@ void device_rx_batch(struct device *d, int family, unsigned int got, uint64_t no
 			continue;
 		for (off = 0; off < m->len; off += len) {
 			len = receive_next(m, off);
-			receive_one(d, m->data + off, len, rb, m->ep, &run, now);
+			receive_one(d, m->data + off, len, rb, m, &run, now);
 		}
 	}
 	receive_run_end(d, &run, now);

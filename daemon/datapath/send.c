@@ -7,6 +7,7 @@
  *   -> inner destination -> allowed-IPs lookup -> peer   (none: drop, count,
  *                                                          answer ICMP unreachable)
  *   -> endpoint known?                                    (no: the same)
+ *   -> outer ECN field from the inner one (RFC 6040, ip.h)
  *   -> pad to 16 within the MTU -> seal in place on the current keypair
  *        (no usable keypair: stage the packet, initiate a handshake)
  *   -> when PACKET_BATCH slots are sealed, or the reads are done:
@@ -156,10 +157,10 @@ void send_flush(struct device *d, uint64_t now, bool all)
 	d->tx_base ^= PACKET_BATCH;
 }
 
-/* One datagram to p's endpoint (a handshake message or a keepalive). */
-static bool send_one(struct peer *p, uint8_t *data, size_t len)
+/* One datagram to p's endpoint (a handshake message or a keepalive), with TOS tos. */
+static bool send_one(struct peer *p, uint8_t *data, size_t len, uint8_t tos)
 {
-	struct udp_msg m = { .data = data, .len = len, .ep = &p->endpoint };
+	struct udp_msg m = { .data = data, .len = len, .ep = &p->endpoint, .tos = tos };
 
 	if (p->endpoint.addr.sa.sa_family == AF_UNSPEC) {
 		p->dev->stats.tx_no_endpoint++;
@@ -190,7 +191,7 @@ void send_initiation(struct peer *p, uint64_t now)
 	}
 	log_packet(LOG_LEVEL_DEBUG, "sending handshake initiation");
 	/* Reported even if the send fails: the retransmission timer retries. */
-	send_one(p, msg, sizeof(msg));
+	send_one(p, msg, sizeof(msg), IP_TOS_HANDSHAKE);
 	peer_on_initiation_sent(p, now);
 }
 
@@ -205,7 +206,7 @@ void send_response(struct peer *p, uint64_t now)
 			   noise_result_str(res));
 		return;
 	}
-	send_one(p, msg, sizeof(msg));
+	send_one(p, msg, sizeof(msg), IP_TOS_HANDSHAKE);
 	crypto_wipe(msg, sizeof(msg));
 	peer_on_response_sent(p, now);
 }
@@ -231,7 +232,7 @@ void send_keepalive(struct peer *p, uint64_t now)
 		send_want_handshake(p, now);
 		return;
 	}
-	send_sealed(p, now, false, send_one(p, msg, sizeof(msg)));
+	send_sealed(p, now, false, send_one(p, msg, sizeof(msg), 0));
 }
 
 /*
@@ -270,6 +271,7 @@ void send_staged(struct peer *p, uint64_t now)
 
 		if (large)
 			sent += send_staged_batch(p, msgs, bufs, &n);
+		msgs[n].tos = ip_ecn_encapsulate(sp->buf + MESSAGE_DATA_HEADER_LEN);
 		memset(sp->buf + MESSAGE_DATA_HEADER_LEN + sp->len, 0, len - sp->len);
 		if (noise_seal(&p->remote, sp->buf, len, now) != NOISE_OK)
 			break;
@@ -391,13 +393,15 @@ static void send_slot(struct device *d, struct peer *p, size_t len, const struct
 	j->kind = split ? CRYPT_SEGMENT : CRYPT_SEAL;
 	j->split = split;
 	j->seg = seg;
+	/* before the job seals it; a segment's IP header is the super-packet's */
+	d->tx_msgs[d->tx_base + d->tx_count] = (struct udp_msg){
+		.data = slot->buf, .len = padded + MESSAGE_DATA_OVERHEAD, .ep = &p->endpoint,
+		.tos = ip_ecn_encapsulate(split ? split->pkt : inner) };
 	if (!split)
 		memset(inner + len, 0, padded - len);
 	if (!d->tx_count)
 		d->tx_first = crypt_seq(&d->crypt);	/* this job's */
 	crypt_publish(&d->crypt, &d->io);
-	d->tx_msgs[d->tx_base + d->tx_count] = (struct udp_msg){ .data = slot->buf, .len = padded + MESSAGE_DATA_OVERHEAD,
-						    .ep = &p->endpoint };
 	d->tx_peers[d->tx_base + d->tx_count] = p;
 	if (++d->tx_count == PACKET_BATCH)
 		send_flush(d, now, false);
@@ -423,6 +427,7 @@ static void send_large(struct device *d, size_t len, uint64_t now)
 	uint8_t *buf = d->tx_large.buf;
 	struct udp_msg msg;
 	struct peer *p;
+	uint8_t tos;
 	size_t n;
 
 	if (len > PACKET_MAX_INNER_LARGE) {
@@ -433,10 +438,11 @@ static void send_large(struct device *d, size_t len, uint64_t now)
 	if (!p)
 		return;
 	send_flush(d, now, true);
+	tos = ip_ecn_encapsulate(buf + MESSAGE_DATA_HEADER_LEN);
 	n = send_seal(d, p, buf, len, now);
 	if (!n)
 		return;
-	msg = (struct udp_msg){ .data = buf, .len = n, .ep = &p->endpoint };
+	msg = (struct udp_msg){ .data = buf, .len = n, .ep = &p->endpoint, .tos = tos };
 	send_sealed(p, now, true, send_out(d, &msg, 1, NULL, p) == 1);
 }
 

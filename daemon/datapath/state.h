@@ -116,6 +116,7 @@ struct device_stats {
 	uint64_t rx_data_dropped;	/* did not open: index, tag, replay, age */
 	uint64_t rx_bad_inner;		/* not IP, bad length */
 	uint64_t rx_bad_source;		/* source not allowed for the peer */
+	uint64_t rx_ecn_dropped;	/* outer CE, inner not ECN-capable (RFC 6040) */
 	uint64_t rx_tun_dropped;
 	uint64_t rx_acks_superseded;	/* pure ACKs not written: a later one said it all (gso.h) */
 };
@@ -126,8 +127,13 @@ struct device {
 	char name[16];			/* the interface's, for the log */
 	bool tun_vnet;			/* TUN packets carry a virtio_net_hdr */
 	bool udp_gro;			/* a received buffer may hold a run of datagrams */
-	uint16_t listen_port;		/* bound */
-	uint16_t listen_port_requested;	/* what was set (0 = random) */
+	/*
+	 * The port: bound while the link is up; while it is down, the one
+	 * the next link up binds (a set while down only stores it, 0 for a
+	 * random one), as the kernel's incoming port.
+	 */
+	uint16_t listen_port;
+	bool bound;			/* the shell's sockets are open */
 	uint32_t fwmark;
 	uint64_t deadline;		/* the earliest timer of any peer */
 	uint64_t deadline_told;		/* what io.deadline() last heard */
@@ -204,6 +210,14 @@ static inline size_t device_padded_len(const struct device *d, size_t len)
 	size_t mtu = d->mtu < PACKET_MAX_INNER_LARGE ? d->mtu : PACKET_MAX_INNER_LARGE;
 
 	return message_data_padded_len(len, mtu);
+}
+
+/* The shell's sockets are open on port; whether they coalesce (UDP GRO). */
+static inline void device_note_bound(struct device *d, uint16_t port, bool udp_gro)
+{
+	d->listen_port = port;
+	d->udp_gro = udp_gro;
+	d->bound = true;
 }
 
 /* A jitter value for the timers (any 64-bit value; the core reduces it). */

@@ -175,6 +175,15 @@ static int host_bind(void *ctx, uint16_t port, uint32_t fwmark, uint16_t *bound,
 	return 0;
 }
 
+static void host_unbind(void *ctx)
+{
+	struct host *h = ctx;
+
+	host_udp_detach(h);
+	udp_close(&h->udp);
+	log_info("UDP port %u closed while the interface is down", h->udp.port);
+}
+
 static void host_kick(void *ctx)
 {
 	struct host *h = ctx;
@@ -452,6 +461,7 @@ struct host *host_create(const char *name)
 		.tun_write_vnet = host_tun_write_vnet,
 		.deadline = host_deadline,
 		.bind = host_bind,
+		.unbind = host_unbind,
 		.set_fwmark = host_set_fwmark,
 		.kick = host_kick,
 		.relax = host_relax,
@@ -541,16 +551,9 @@ int host_start(struct host *h, struct tun *tun, struct control *control, char *e
 	ret = loop_add(&h->loop, &h->tun_h, h->tun.fd, EPOLLIN, host_on_tun);
 	if (ret < 0)
 		goto fail;
+	/* The sockets open at link up, as the kernel's (device.h). */
 	what = "netlink";
 	ret = host_start_netlink(h);
-	if (ret < 0)
-		goto fail;
-	what = "UDP socket";
-	ret = udp_open(&h->udp, 0, 0);
-	if (ret < 0)
-		goto fail;
-	device_set_bound(h->dev, h->udp.port, h->udp.gro);
-	ret = host_udp_attach(h);
 	if (ret < 0)
 		goto fail;
 	what = "signals";

@@ -17,7 +17,8 @@
 /* Socket buffers: room for bursts of a few hundred full-size datagrams. */
 #define UDP_SOCKBUF (4 << 20)
 
-#define UDP_CMSG_SPACE (CMSG_SPACE(sizeof(struct in6_pktinfo)) + CMSG_SPACE(sizeof(int)))
+/* the local address; the GRO or GSO segment size; the TOS / traffic class */
+#define UDP_CMSG_SPACE (CMSG_SPACE(sizeof(struct in6_pktinfo)) + 2 * CMSG_SPACE(sizeof(int)))
 /*
  * UDP GSO: segments per send (the kernel's UDP_MAX_SEGMENTS is >= 64) and
  * bytes per send: the most one UDP datagram carries over IPv4 (RFC 768,
@@ -104,9 +105,12 @@ static int udp_bind_one(int f, uint16_t port, uint32_t fwmark)
 	fd = udp_socket_bound(f, port, &a);
 	if (fd < 0)
 		return fd;
-	/* Each datagram's local address (replies leave from it). */
+	/* Each datagram's local address (replies leave from it) and its
+	 * TOS / traffic class (its ECN field goes to the inner packet). */
 	if ((f == UDP_V4 ? udp_opt(fd, IPPROTO_IP, IP_PKTINFO, 1) :
 			   udp_opt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, 1)) < 0 ||
+	    (f == UDP_V4 ? udp_opt(fd, IPPROTO_IP, IP_RECVTOS, 1) :
+			   udp_opt(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, 1)) < 0 ||
 	    (fwmark && udp_mark(fd, fwmark) < 0)) {
 		err = -errno;
 		close(fd);
@@ -221,7 +225,28 @@ int udp_set_fwmark(struct udp *u, uint32_t fwmark)
 	return 0;
 }
 
-/* The local address a datagram arrived on, and the GRO segment size. */
+/*
+ * The TOS / traffic class a datagram arrived with: IP_TOS carries one byte,
+ * IPV6_TCLASS an int (the kernel's ip_cmsg_recv_tos(), ip6_datagram_recv_specific_ctl()).
+ */
+static bool udp_read_tos(const struct cmsghdr *c, uint8_t *tos)
+{
+	int tclass;
+
+	if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TOS && c->cmsg_len >= CMSG_LEN(1)) {
+		*tos = *CMSG_DATA(c);
+		return true;
+	}
+	if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_TCLASS &&
+	    c->cmsg_len >= CMSG_LEN(sizeof(int))) {
+		memcpy(&tclass, CMSG_DATA(c), sizeof(tclass));
+		*tos = (uint8_t)tclass;
+		return true;
+	}
+	return false;
+}
+
+/* The local address a datagram arrived on, its TOS, and the GRO segment size. */
 static void udp_read_control(struct msghdr *mh, struct udp_msg *msg)
 {
 	struct endpoint *ep = msg->ep;
@@ -229,7 +254,10 @@ static void udp_read_control(struct msghdr *mh, struct udp_msg *msg)
 
 	endpoint_clear_src(ep);
 	msg->seg = 0;
+	msg->tos = 0;
 	for (c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+		if (udp_read_tos(c, &msg->tos))
+			continue;
 		if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO &&
 		    c->cmsg_len >= CMSG_LEN(sizeof(int))) {
 			int seg;
@@ -301,16 +329,31 @@ int udp_recv(struct udp *u, int family, struct udp_msg *msgs, unsigned int n)
 	return got;
 }
 
-/* Control messages of one group: the source address, the segment size. */
-static void udp_fill_control(unsigned int g, const struct endpoint *ep, size_t seg, bool gso)
+/* One control message at c, its value len bytes; returns the space it takes. */
+static size_t udp_put_cmsg(struct cmsghdr *c, int level, int type, const void *val, size_t len)
+{
+	c->cmsg_level = level;
+	c->cmsg_type = type;
+	c->cmsg_len = CMSG_LEN(len);
+	memcpy(CMSG_DATA(c), val, len);
+	return CMSG_SPACE(len);
+}
+
+/*
+ * Control messages of one group: the source address, the segment size, and
+ * the TOS / traffic class if it is not 0 (the socket's default), so that
+ * the common datagram carries nothing more.
+ */
+static void udp_fill_control(unsigned int g, const struct endpoint *ep, size_t seg, bool gso, uint8_t tos)
 {
 	struct msghdr *mh = &udp_scratch.mm[g].msg_hdr;
 	struct cmsghdr *c;
 	size_t space = 0;
+	int tclass = tos;
 
 	mh->msg_control = NULL;
 	mh->msg_controllen = 0;
-	if (!ep->has_src && !gso)
+	if (!ep->has_src && !gso && !tos)
 		return;
 	memset(udp_scratch.cmsg[g].buf, 0, sizeof(udp_scratch.cmsg[g].buf));
 	mh->msg_control = udp_scratch.cmsg[g].buf;
@@ -326,8 +369,13 @@ static void udp_fill_control(unsigned int g, const struct endpoint *ep, size_t s
 		space += CMSG_SPACE(sizeof(pi));
 		c = CMSG_NXTHDR(mh, c);
 	} else if (ep->has_src) {
-		struct in6_pktinfo pi = { .ipi6_addr = ep->src.v6,
-					  .ipi6_ifindex = (unsigned int)ep->src_ifindex };
+		/*
+		 * The source address only, no interface: the route picks the
+		 * way out, as for IPv4 and as the kernel's WireGuard does
+		 * (doc/protocol.md §9); a link-local peer's interface is its
+		 * address's scope id, in msg_name.
+		 */
+		struct in6_pktinfo pi = { .ipi6_addr = ep->src.v6 };
 
 		c->cmsg_level = IPPROTO_IPV6;
 		c->cmsg_type = IPV6_PKTINFO;
@@ -339,12 +387,13 @@ static void udp_fill_control(unsigned int g, const struct endpoint *ep, size_t s
 	if (gso) {
 		uint16_t size = (uint16_t)seg;
 
-		c->cmsg_level = SOL_UDP;
-		c->cmsg_type = UDP_SEGMENT;
-		c->cmsg_len = CMSG_LEN(sizeof(size));
-		memcpy(CMSG_DATA(c), &size, sizeof(size));
-		space += CMSG_SPACE(sizeof(size));
+		space += udp_put_cmsg(c, SOL_UDP, UDP_SEGMENT, &size, sizeof(size));
+		c = CMSG_NXTHDR(mh, c);
 	}
+	if (tos && ep->addr.sa.sa_family == AF_INET)
+		space += udp_put_cmsg(c, IPPROTO_IP, IP_TOS, &tclass, sizeof(tclass));
+	else if (tos)
+		space += udp_put_cmsg(c, IPPROTO_IPV6, IPV6_TCLASS, &tclass, sizeof(tclass));
 	mh->msg_controllen = space;
 }
 
@@ -372,7 +421,7 @@ static void udp_fill_group(unsigned int g, struct udp_msg *msgs, unsigned int fi
 	mh->msg_flags = 0;
 	udp_scratch.group_first[g] = first;
 	udp_scratch.group_count[g] = count;
-	udp_fill_control(g, ep, msgs[udp_scratch.idx[first]].len, count > 1);
+	udp_fill_control(g, ep, msgs[udp_scratch.idx[first]].len, count > 1, msgs[udp_scratch.idx[first]].tos);
 }
 
 /*
@@ -397,7 +446,8 @@ static unsigned int udp_make_groups(struct udp_msg *msgs, unsigned int pos, unsi
 		while (gso && pos + count < n && count < UDP_GSO_MAX_SEGMENTS) {
 			const struct udp_msg *next = &msgs[udp_scratch.idx[pos + count]];
 
-			if (next->ep != m->ep || next->len > seg || total + next->len > UDP_GSO_MAX_BYTES)
+			if (next->ep != m->ep || next->tos != m->tos || next->len > seg ||
+			    total + next->len > UDP_GSO_MAX_BYTES)
 				break;
 			total += next->len;
 			count++;

@@ -88,6 +88,12 @@ static int mem_bind(void *ctx, uint16_t port, uint32_t fwmark, uint16_t *bound, 
 	return 0;
 }
 
+/* No sockets to close. */
+static void mem_unbind(void *ctx)
+{
+	(void)ctx;
+}
+
 static int mem_set_fwmark(void *ctx, uint32_t fwmark)
 {
 	(void)ctx;
@@ -138,7 +144,7 @@ int main(int argc, char **argv)
 		.tun_write_vnet = mem_tun_write_vnet,
 		.deadline = mem_deadline,
 		.bind = mem_bind,
-		.set_fwmark = mem_set_fwmark,
+		.unbind = mem_unbind, .set_fwmark = mem_set_fwmark,
 	};
 	uint16_t port;
 	bool gro;

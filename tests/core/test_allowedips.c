@@ -6,6 +6,7 @@
  * including each owner's walk in insertion order.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,8 +176,8 @@ static void naive_insert(int version, const uint8_t *addr, uint8_t cidr, struct 
 	struct entry *e = naive_find(version, addr, cidr);
 
 	if (e) {
-		if (e->peer != peer)
-			e->seq = ++seq;
+		/* to the end of its owner's list, even the same owner's (the kernel's list_move_tail()) */
+		e->seq = ++seq;
 		e->peer = peer;
 		return;
 	}
@@ -389,9 +390,40 @@ static void test_random(uint64_t seed)
 		CHECK(peers[i].owner.count == 0 && peers[i].owner.first == NULL);
 }
 
+/* The prefixes a walk of peer p gives, as "a.b.c.d/n " each, into out. */
+static int walk_print(void *ctx, int version, const uint8_t *addr, uint8_t cidr)
+{
+	char *out = ctx;
+	size_t len = strlen(out);
+
+	(void)version;
+	snprintf(out + len, 128 - len, "%u.%u.%u.%u/%u ", addr[0], addr[1], addr[2], addr[3], cidr);
+	return 0;
+}
+
+/* Re-adding a prefix the peer has moves it to the end of its list (wg show's order). */
+static void test_readd_moves_to_end(void)
+{
+	struct allowedips t;
+	char out[128] = "";
+
+	init_peers();
+	allowedips_init(&t);
+	CHECK_EQ(allowedips_insert(&t, 4, v4(10, 0, 0, 0), 8, &peers[0].owner), 0);
+	CHECK_EQ(allowedips_insert(&t, 4, v4(10, 1, 0, 0), 16, &peers[0].owner), 0);
+	CHECK_EQ(allowedips_insert(&t, 4, v4(192, 0, 2, 0), 24, &peers[0].owner), 0);
+	CHECK_EQ(allowedips_insert(&t, 4, v4(10, 0, 0, 0), 8, &peers[0].owner), 0);
+	CHECK_EQ(allowedips_walk_owner(&peers[0].owner, walk_print, out), 0);
+	tu_check(!strcmp(out, "10.1.0.0/16 192.0.2.0/24 10.0.0.0/8 "), "walk after re-adding 10.0.0.0/8: %s", out);
+	CHECK_EQ(peers[0].owner.count, 3);
+	CHECK(allowedips_lookup(&t, 4, v4(10, 9, 9, 9)) == &peers[0]);
+	allowedips_clear(&t);
+}
+
 int main(void)
 {
 	test_table();
+	test_readd_moves_to_end();
 	test_random(tu_seed("core-allowedips", 0xa11011ed));
 	return ct_exit("core-allowedips");
 }

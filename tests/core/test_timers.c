@@ -204,7 +204,7 @@ static void test_keepalive(void)
 	CHECK_EQ(timers_next_deadline(&t), T0 + S(10));
 	CHECK_EQ(expire(&t, T0 + S(10) - 1), 0);
 	CHECK_EQ(expire(&t, T0 + S(10)), TIMERS_SEND_KEEPALIVE);
-	CHECK_EQ(expire(&t, T0 + S(30)), 0);	/* once */
+	CHECK_EQ(expire(&t, T0 + S(30)), 0);	/* once: no second one (doc/protocol.md §11) */
 
 	/* anything sent meanwhile answers it: no keepalive */
 	timers_on_data_received(&t, T0 + S(40));

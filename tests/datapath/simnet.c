@@ -35,7 +35,7 @@ static struct sim_dev *sim_find(struct sim_net *n, const struct endpoint *ep)
 }
 
 static void sim_enqueue(struct sim_net *n, struct sim_dev *from, struct sim_dev *to, const uint8_t *data,
-			size_t len)
+			size_t len, uint8_t tos)
 {
 	struct sim_dgram *g;
 
@@ -56,6 +56,7 @@ static void sim_enqueue(struct sim_net *n, struct sim_dev *from, struct sim_dev 
 		abort();
 	memcpy(g->data, data, len);
 	g->corrupt = false;
+	g->tos = n->ecn_mark ? (uint8_t)((tos & ~3) | (n->ecn_mark & 3)) : tos;
 	if (n->late_pct && n->late_ns && !n->clean[from->id][to->id] && tu_rng_next(&n->rng) % 100 < n->late_pct)
 		g->at += tu_rng_next(&n->rng) % n->late_ns;
 	if (len && n->corrupt_pct && !n->clean[from->id][to->id] && tu_rng_next(&n->rng) % 100 < n->corrupt_pct) {
@@ -147,9 +148,9 @@ static unsigned int sim_io_send(void *ctx, struct udp_msg *msgs, unsigned int co
 			n->dropped++;
 			continue;
 		}
-		sim_enqueue(n, d, to, msgs[i].data, msgs[i].len);
+		sim_enqueue(n, d, to, msgs[i].data, msgs[i].len, msgs[i].tos);
 		if (n->dup_pct && tu_rng_next(&n->rng) % 100 < n->dup_pct)
-			sim_enqueue(n, d, to, msgs[i].data, msgs[i].len);
+			sim_enqueue(n, d, to, msgs[i].data, msgs[i].len, msgs[i].tos);
 	}
 	return dropped;
 }
@@ -226,6 +227,14 @@ static int sim_bind(void *ctx, uint16_t port, uint32_t fwmark, uint16_t *bound, 
 	return 0;
 }
 
+/* A sleeping or down device loses what is sent to it anyway: nothing to close. */
+static void sim_unbind(void *ctx)
+{
+	struct sim_dev *d = ctx;
+
+	d->unbinds++;
+}
+
 static int sim_set_fwmark(void *ctx, uint32_t fwmark)
 {
 	(void)ctx;
@@ -295,6 +304,7 @@ struct sim_dev *sim_add(struct sim_net *n)
 		.tun_write_vnet = sim_tun_write_vnet,
 		.deadline = sim_deadline,
 		.bind = sim_bind,
+		.unbind = sim_unbind,
 		.set_fwmark = sim_set_fwmark,
 		.kick = sim_kick,
 		.relax = sim_relax,
@@ -428,6 +438,7 @@ static void sim_deliver(struct sim_net *n, size_t k)
 		msgs[0].len = g.len;
 		msgs[0].seg = 0;
 		msgs[0].truncated = false;
+		msgs[0].tos = g.tos;
 		*msgs[0].ep = g.from;
 		msgs[0].ep->src.v4 = to->addr.addr.in4.sin_addr;
 		msgs[0].ep->has_src = true;
@@ -501,7 +512,7 @@ void sim_settle(struct sim_net *n, uint64_t span)
 
 void sim_inject(struct sim_dev *from, struct sim_dev *to, const uint8_t *data, size_t len)
 {
-	sim_enqueue(from->net, from, to, data, len);
+	sim_enqueue(from->net, from, to, data, len, 0);
 }
 
 void sim_rebind(struct sim_dev *d, uint16_t port)

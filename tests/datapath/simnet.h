@@ -39,6 +39,7 @@ struct sim_dev {
 	uint64_t deadline;
 	struct tu_rng rng;
 	bool fail_send;			/* the host refuses to send (sendmmsg fails) */
+	unsigned long unbinds;		/* io.unbind() calls: the link went down */
 	bool asleep;			/* suspended: no timers run, datagrams to it are lost */
 	/* what reached the TUN device */
 	unsigned long tun_packets;
@@ -77,6 +78,7 @@ struct sim_dgram {
 	size_t len;
 	uint8_t *data;
 	bool corrupt;			/* one byte flipped on the way */
+	uint8_t tos;			/* outer TOS, as sent (then ecn_mark) */
 };
 
 struct sim_net {
@@ -90,6 +92,8 @@ struct sim_net {
 	/* faults: percentages, a delay with jitter, cut links */
 	unsigned int drop_pct, dup_pct, corrupt_pct;
 	uint64_t delay_ns, jitter_ns;
+	/* a router on the way sets this ECN field (ip.h) in every outer header, if not 0 */
+	uint8_t ecn_mark;
 	unsigned int late_pct;		/* held back by up to late_ns more (a stale path) */
 	uint64_t late_ns;
 	bool cut[SIM_MAX_DEVS][SIM_MAX_DEVS];	/* from, to */

@@ -15,6 +15,7 @@
 
 #include "crypto/x25519.h"
 #include "daemon/base/log.h"
+#include "daemon/datapath/peer.h"
 #include "tests/core/coretest.h"
 #include "tests/datapath/simnet.h"
 
@@ -143,12 +144,74 @@ static void test_source_checked(void)
 	sim_clear(&n);
 }
 
+/* a's cached source address for its peer b. */
+static bool has_src(struct sim_dev *a, const struct sim_dev *b)
+{
+	struct peer *p = peer_lookup(a->dev, b->public_key);
+
+	return p && p->endpoint.has_src;
+}
+
+/*
+ * The sticky source is forgotten as the kernel forgets it: when the peer's
+ * endpoint is set, even to the one in use, and when a fwmark is set, even
+ * the one in use (doc/protocol.md §9).
+ */
+static void test_sticky_source_cleared(void)
+{
+	struct config_device cfg;
+	struct config_peer *cp;
+	struct sim_net n;
+	struct sim_dev *a, *b;
+
+	sim_init(&n, 23);
+	a = sim_add(&n);
+	b = sim_add(&n);
+	if (!a || !b)
+		abort();
+	CHECK_EQ(sim_peer(a, b, true, NULL), 0);
+	CHECK_EQ(sim_peer(b, a, true, NULL), 0);
+	sim_send_inner(a, b, (const uint8_t *)"x", 1);
+	sim_run(&n, n.now + SIM_MS(50));
+	CHECK(has_src(a, b));
+
+	/* the same endpoint again */
+	CHECK_EQ(sim_peer(a, b, true, NULL), 0);
+	tu_check(!has_src(a, b), "setting the endpoint in use kept the cached source");
+	sim_send_inner(b, a, (const uint8_t *)"y", 1);
+	sim_run(&n, n.now + SIM_MS(50));
+	CHECK(has_src(a, b));	/* b's next packet taught it again */
+
+	/* the fwmark in use (0) again */
+	config_device_init(&cfg);
+	cfg.flags |= CONFIG_DEVICE_HAS_FWMARK;
+	cfg.fwmark = a->dev->fwmark;
+	CHECK_EQ(sim_set(a, &cfg), 0);
+	config_device_clear(&cfg);
+	tu_check(!has_src(a, b), "setting the fwmark in use kept the cached source");
+
+	/* a set that names neither keeps it */
+	sim_send_inner(b, a, (const uint8_t *)"z", 1);
+	sim_run(&n, n.now + SIM_MS(50));
+	config_device_init(&cfg);
+	cp = config_device_add_peer(&cfg, b->public_key);
+	CHECK(cp != NULL);
+	if (cp) {
+		cp->flags |= CONFIG_PEER_UPDATE_ONLY | CONFIG_PEER_HAS_KEEPALIVE;
+		CHECK_EQ(sim_set(a, &cfg), 0);
+	}
+	config_device_clear(&cfg);
+	CHECK(has_src(a, b));
+	sim_clear(&n);
+}
+
 int main(void)
 {
 	log_init("test_source", getenv("WGD_TEST_LOG") ? LOG_LEVEL_DEBUG : LOG_LEVEL_ERROR, true);
 	if (!x25519_init())
 		return 99;
 	test_source_checked();
+	test_sticky_source_cleared();
 	log_clear();
 	return ct_exit("device-source");
 }

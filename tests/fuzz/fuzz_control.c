@@ -135,6 +135,12 @@ static int fz_bind(void *ctx, uint16_t port, uint32_t fwmark, uint16_t *bound, b
 	return 0;
 }
 
+/* No sockets to close. */
+static void fz_unbind(void *ctx)
+{
+	(void)ctx;
+}
+
 static int fz_set_fwmark(void *ctx, uint32_t fwmark)
 {
 	(void)ctx;
@@ -567,7 +573,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct device_io io = {
 		.wall_ns = fz_wall_ns, .random = fz_random, .send = fz_send, .tun_write = fz_tun_write,
 		.tun_write_vnet = fz_tun_write_vnet, .deadline = fz_deadline, .bind = fz_bind,
-		.set_fwmark = fz_set_fwmark,
+		.unbind = fz_unbind, .set_fwmark = fz_set_fwmark,
 	};
 	struct conn c1, c2;
 	size_t pos = 0;

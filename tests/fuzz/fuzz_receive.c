@@ -215,7 +215,7 @@ static uint64_t a_drops(void)
 	const struct device_stats *s = &st.a->dev->stats;
 
 	return s->rx_invalid + s->rx_bad_mac + s->rx_handshake_dropped + s->rx_data_dropped + s->rx_bad_inner +
-	       s->rx_bad_source + s->rx_tun_dropped;
+	       s->rx_bad_source + s->rx_ecn_dropped + s->rx_tun_dropped;
 }
 
 static void source_of(uint8_t sel, struct endpoint *ep)

@@ -93,9 +93,11 @@ compare showconf "$sc" wg "$sc"
 quick_form "$sc" >"$NT_TMP/quick.conf"
 compare showconf-quick "$NT_TMP/quick.conf" quick "$NT_TMP/quick.conf"
 
-# No peers: only a private key (the daemon picks a port).
+# No peers: only a private key (the daemon picks a port at link up, as the
+# kernel does: the sockets follow the link, doc/protocol.md §8).
 printf '[Interface]\nPrivateKey = %s\n' "$(wg genkey)" >"$NT_TMP/bare.conf"
 nt_wg "$IF" setconf "$IF" "$NT_TMP/bare.conf" || nt_fail "wg setconf (no peers)"
+ip -n "$NS" link set "$IF" up || nt_fail "link up"
 nt_wg "$IF" showconf "$IF" >"$NT_TMP/bare.showconf" 2>/dev/null || nt_fail "wg showconf (no peers)"
 grep -q '^ListenPort = [1-9]' "$NT_TMP/bare.showconf" || nt_fail "no port in $(cat "$NT_TMP/bare.showconf")"
 compare bare "$NT_TMP/bare.showconf" wg "$NT_TMP/bare.showconf"

@@ -417,7 +417,9 @@ errors() {
 	expect_err "subcommand" "^Invalid subcommand: \`bogus'$" bogus
 	[ "$(wgn "$NS_X" show "$IF_X" dump | canon "$role" dump)" = "$before" ] || nt_fail "$role: a refused command changed the device"
 	# a port another socket holds: the daemon's own error, passed on
-	# (wireguard-go is left without a port then; wgd unchanged)
+	# (wireguard-go is left without a port then; wgd unchanged).  The link
+	# is up: while it is down, a port is only stored (doc/protocol.md §8).
+	ip -n "$NS_X" link set "$IF_X" up || nt_fail "link up"
 	nt_bg "$NS_X" "$NT_PY" -c 'import socket, time
 s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM); s.bind(("::", 5999)); time.sleep(60)'
 	nt_until "$NT_TIMEOUT" sh -c "ip netns exec '$NS_X' ss -ulnH 'sport = :5999' | grep -q ." ||
