@@ -87,7 +87,7 @@ static void usage(FILE *f, const char *prog)
 		"  -l, --log-level L  silent, error, verbose or debug (default $LOG_LEVEL, else error)\n"
 		"  -p, --pid-file F   write the daemon's process id to F\n"
 		"  -t, --threads N    seal and open on N threads (1: one thread for everything;\n"
-		"                     default $WGD_THREADS, else by the number of CPUs)\n"
+		"                     default $WGD_THREADS, else 1)\n"
 		"  -u, --user USER    once set up, run as USER (default $WGD_USER, else wgd if it\n"
 		"                     exists; root: no change), keeping CAP_NET_ADMIN\n"
 		"  -h, --help | -v, --version\n"

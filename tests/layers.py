@@ -10,8 +10,8 @@ Usage: layers.py SRCROOT
     (an inline helper can only be called where its header is included, so
     this also sees the calls that the objects' symbols cannot);
   - inside the data path, the files' own order (STYLE.md principle 17):
-      device, receive, expiry, device_config > send > peer > state >
-      io, ip, endpoint, gso
+      device, receive, expiry, device_config > send > peer > state, crypt,
+      icmp > io, ip, endpoint, gso
     a file includes only headers of its rank or below, except device.h, the
     library's interface, which declares and defines nothing inline, so that
     any file may include it to define its entry points;
@@ -25,7 +25,7 @@ import sys
 LAYERS = ["crypto", "core", "base", "config", "monitor", "datapath", "control", "host", "bringup", "main"]
 DATAPATH_RANK = {
     "device": 0, "receive": 1, "expiry": 1, "device_config": 1,
-    "send": 2, "peer": 3, "state": 4, "crypt": 4,
+    "send": 2, "peer": 3, "state": 4, "crypt": 4, "icmp": 4,
     "io": 5, "ip": 5, "endpoint": 5, "gso": 5,
 }
 INTERFACE = "daemon/datapath/device.h"

@@ -59,7 +59,17 @@ static bool workers_spin(struct workers *w)
 
 static void workers_sleep(struct workers *w)
 {
-	uint32_t seq = atomic_load(&w->seq);
+	uint32_t seq;
+
+	/*
+	 * A wake marked in flight is over by now: the worker it was for is
+	 * this one, or went back to work.  Left marked, it would refuse every
+	 * kick while this worker sleeps (a publisher that saw the worker
+	 * counted just before it found work and left can mark it after the
+	 * worker's clear below: a worker asleep for good, tests/base).
+	 */
+	atomic_store(&w->waking, 0);
+	seq = atomic_load(&w->seq);
 
 	atomic_fetch_add(&w->sleepers, 1);
 	if (!w->pending(w->ctx) && !atomic_load(&w->stop))

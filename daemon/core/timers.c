@@ -143,17 +143,15 @@ void timers_on_session_derived(struct timers *t, uint64_t now)
 
 /*
  * Rate-limited: an initiation may leave only REKEY_TIMEOUT after the last
- * initiation or response (WP §6.1).  A refused request is not lost: if no
- * retransmission is pending, one is armed for the moment it becomes
- * allowed.  (The kernel drops it and waits for the next packet to send.)
+ * initiation or response (WP §6.1).  A refused request is dropped, as the
+ * kernel drops it: a retransmission in flight follows up on its own, and a
+ * response just sent means the peer's handshake is under way.  Arming a
+ * retry here instead made a responder whose confirmation was lost start
+ * initiating 5 s later, and keep retrying for 90 s, with no new data.
  */
-static bool initiation_allowed(struct timers *t, uint64_t now)
+static bool initiation_allowed(const struct timers *t, uint64_t now)
 {
-	if (now >= t->initiation_allowed_at)
-		return true;
-	if (t->retransmit_at == TIMERS_NEVER)
-		t->retransmit_at = t->initiation_allowed_at;
-	return false;
+	return now >= t->initiation_allowed_at;
 }
 
 bool timers_want_initiation(struct timers *t, uint64_t now)
@@ -196,9 +194,10 @@ static unsigned int expire_retransmit(struct timers *t, uint64_t now)
 			t->zero_keys_at = now + WG_SECONDS(ZERO_KEYS_TIMEOUT);
 		return TIMERS_GIVE_UP;
 	}
-	if (!initiation_allowed(t, now))
-		return 0;
 	t->handshake_attempts++;
+	/* a response sent meanwhile: the peer's handshake is the one under way */
+	if (!initiation_allowed(t, now))
+		return TIMERS_CLEAR_SRC;
 	return TIMERS_CLEAR_SRC | TIMERS_SEND_INITIATION;
 }
 

@@ -95,10 +95,9 @@ void timers_on_interface_up(struct timers *t, uint64_t now);
 void timers_stop(struct timers *t);
 
 /*
- * The keys a session rests on changed (our private key, the peer's
- * preshared key) and the current keypairs were expired: forget the
- * initiation rate limit, as the kernel does when it expires a peer's
- * keypairs, so that the handshake with the new keys may leave at once.
+ * Our private key changed and the current keypairs were expired: forget
+ * the initiation rate limit, as the kernel does when it expires a peer's
+ * keypairs, so that the handshake with the new key may leave at once.
  */
 void timers_on_keys_changed(struct timers *t);
 
@@ -125,8 +124,9 @@ void timers_on_session_derived(struct timers *t, uint64_t now);
  * through here.  Returns true if an initiation may be sent now (rate
  * limit: REKEY_TIMEOUT since the last initiation or response); the caller
  * then creates it, sends it and reports on_handshake_initiated.  False:
- * one is already in flight or just sent; the retransmission timer will
- * follow up.
+ * the request is dropped, as the kernel drops it (nothing is armed): an
+ * initiation of ours in flight has its retransmission timer, and a
+ * response just sent means the peer's handshake is under way.
  */
 bool timers_want_initiation(struct timers *t, uint64_t now);
 
@@ -148,9 +148,10 @@ bool timers_rekey_on_receive(struct timers *t, const struct noise_remote *r, uin
  *  - retransmit: after MAX_TIMER_HANDSHAKES retries, GIVE_UP (also
  *    disarms the keepalive and arms zero_keys if it is not pending); else
  *    attempts++ and CLEAR_SRC | SEND_INITIATION.  If a response was sent
- *    less than REKEY_TIMEOUT ago the retry is deferred until allowed.
+ *    less than REKEY_TIMEOUT ago the retry is dropped (CLEAR_SRC only;
+ *    the peer's handshake is under way), as the kernel drops it.
  *  - new_handshake: CLEAR_SRC | SEND_INITIATION with attempts reset (or
- *    deferred like a retry).
+ *    CLEAR_SRC only, dropped like a retry).
  *  - keepalive and persistent (if the interval is set): SEND_KEEPALIVE.
  *  - zero_keys: ZERO_KEYS.
  */

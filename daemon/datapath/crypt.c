@@ -29,12 +29,16 @@
  * busy machine costs it a whole time slice of some other process.  Only a
  * wait that lasts CRYPT_SPINS_STALL spins (tens of microseconds: the worker
  * was preempted) relaxes, every CRYPT_SPINS spins; and then the owner
- * keeps every job for the next CRYPT_BACKOFF joins: on a machine too busy
- * to run a worker when it is needed, one thread is the faster way.
+ * keeps every job to itself for a few joins, twice as many after each
+ * stall that follows a stall, up to CRYPT_BACKOFF_MAX, and half as many
+ * after each join that did not stall: on a machine too busy to run a
+ * worker when it is needed, one thread is the faster way, while a single
+ * preemption costs a join or two of sharing, not hundreds
+ * (doc/architecture.md, "Threads").
  */
 #define CRYPT_SPINS 256
 #define CRYPT_SPINS_STALL 16384
-#define CRYPT_BACKOFF 256
+#define CRYPT_BACKOFF_MAX 256
 
 void crypt_init(struct crypt_queue *q)
 {
@@ -146,28 +150,24 @@ static void crypt_wait_one(struct crypt_queue *q, const struct device_io *io, ui
 	while (atomic_load_explicit(&crypt_job(q, seq)->state, memory_order_acquire) != CRYPT_DONE) {
 		if (++*spins < CRYPT_SPINS_STALL)
 			continue;
-		q->backoff = CRYPT_BACKOFF;
+		q->stalled = true;
 		if (*spins % CRYPT_SPINS == 0)
 			io->relax(io->ctx);
 	}
 }
 
-void crypt_wait(struct crypt_queue *q, const struct device_io *io, uint32_t first, uint32_t end)
+/* After a join: how many joins to go without handing out (see CRYPT_SPINS_STALL). */
+static void crypt_pace(struct crypt_queue *q)
 {
-	uint32_t p = atomic_load_explicit(&q->published, memory_order_relaxed), i;
-	unsigned int spins = 0;
-
-	if ((int32_t)(q->joined - first) > 0)
-		first = q->joined;
-	if ((int32_t)(end - p) > 0) {
-		/* some never handed out: the owner runs the whole batch */
-		crypt_join(q, io);
-		return;
+	if (q->stalled) {
+		q->stalled = false;
+		q->backoff = q->penalty ? q->penalty : 1;
+		q->penalty = q->backoff < CRYPT_BACKOFF_MAX ? q->backoff * 2 : CRYPT_BACKOFF_MAX;
+	} else if (q->backoff) {
+		q->backoff--;
+	} else {
+		q->penalty /= 2;
 	}
-	for (i = end; i != first; i--)
-		crypt_take(crypt_job(q, i - 1));
-	for (i = first; i != end; i++)
-		crypt_wait_one(q, io, i, &spins);
 }
 
 void crypt_join(struct crypt_queue *q, const struct device_io *io)
@@ -192,8 +192,34 @@ void crypt_join(struct crypt_queue *q, const struct device_io *io)
 	atomic_store_explicit(&q->front, q->filled, memory_order_relaxed);
 	q->unshared_bytes = 0;
 	q->joined = q->filled;
-	if (q->backoff)
-		q->backoff--;
+	crypt_pace(q);
+}
+
+void crypt_wait(struct crypt_queue *q, const struct device_io *io, uint32_t first, uint32_t end)
+{
+	uint32_t p = atomic_load_explicit(&q->published, memory_order_relaxed), i;
+	unsigned int spins = 0;
+	bool oldest;
+
+	if ((int32_t)(q->joined - end) >= 0)
+		return;		/* joined since */
+	if ((int32_t)(end - p) > 0) {
+		/* some never handed out: the owner runs the whole batch */
+		crypt_join(q, io);
+		return;
+	}
+	oldest = (int32_t)(q->joined - first) >= 0;
+	if (oldest)
+		first = q->joined;
+	for (i = end; i != first; i--)
+		crypt_take(crypt_job(q, i - 1));
+	for (i = first; i != end; i++)
+		crypt_wait_one(q, io, i, &spins);
+	if (oldest) {
+		/* every job before end is done: a join of its own */
+		q->joined = end;
+		crypt_pace(q);
+	}
 }
 
 struct crypt_job *crypt_slot(struct crypt_queue *q, const struct device_io *io)
@@ -213,11 +239,14 @@ void crypt_publish(struct crypt_queue *q, const struct device_io *io)
 
 	q->filled++;
 	if (!q->workers) {
-		/* one thread: the job now, as the path without jobs would */
+		/*
+		 * One thread: the job now, as the path without jobs would.  Its
+		 * slot is the owner's until the join all the same (crypt_room()):
+		 * a receive run reads its results there.
+		 */
 		crypt_run(j);
 		atomic_store_explicit(&q->published, q->filled, memory_order_relaxed);
 		atomic_store_explicit(&q->front, q->filled, memory_order_relaxed);
-		q->joined = q->filled;
 		return;
 	}
 	q->unshared_bytes += j->len;

@@ -86,6 +86,8 @@ struct crypt_queue {
 	size_t unshared_bytes;		/* of the jobs filled and not handed out */
 	size_t share_bytes;		/* handed out from this much (device_set_workers()) */
 	unsigned int backoff;		/* joins to go without handing out (a worker stalled) */
+	unsigned int penalty;		/* the next stall's backoff, halved by each join without one */
+	bool stalled;			/* a wait for a worker stalled since the last join */
 	bool workers;			/* jobs are handed out, else run at once */
 };
 

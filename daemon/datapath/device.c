@@ -49,6 +49,7 @@ struct device *device_create(const struct device_io *io, const char *name)
 	d->mtu = DEVICE_DEFAULT_MTU;
 	d->deadline = d->deadline_told = UINT64_MAX;
 	load_init(&d->load);
+	icmp_limit_init(&d->icmp);
 	noise_local_init(&d->local, device_lookup_remote, d);
 	noise_local_set_random(&d->local, &d->random);
 	allowedips_init(&d->table);
@@ -173,6 +174,8 @@ void device_log_stats(const struct device *d)
 		 (unsigned long long)s->rx_handshake_dropped, (unsigned long long)s->rx_data_dropped,
 		 (unsigned long long)s->rx_bad_inner, (unsigned long long)s->rx_bad_source,
 		 (unsigned long long)s->rx_tun_dropped);
+	log_info("ICMP unreachable errors for packets no peer takes: %llu written, %llu held back by the limit",
+		 (unsigned long long)d->icmp.allowed, (unsigned long long)d->icmp.limited);
 	log_info("pure ACKs superseded by a later one in their batch, not written: %llu",
 		 (unsigned long long)s->rx_acks_superseded);
 }

@@ -163,13 +163,15 @@ static int config_apply_peer(struct device *d, const struct config_peer *cp, uin
 		if (!p)
 			return -ENOMEM;
 	}
-	/* A new preshared key takes effect with a new handshake, at once. */
-	if ((cp->flags & CONFIG_PEER_HAS_PRESHARED_KEY) &&
-	    !crypto_equal(cp->preshared_key, p->remote.preshared_key, CONFIG_KEY_LEN)) {
+	/*
+	 * A new preshared key is only stored, as the kernel stores it: the
+	 * next handshake uses it, and the live session runs to its rekey, so
+	 * a rotation done one side at a time loses nothing until then
+	 * (doc/protocol.md §7).
+	 */
+	if (cp->flags & CONFIG_PEER_HAS_PRESHARED_KEY)
 		noise_remote_set_preshared_key(&p->remote, crypto_is_zero(cp->preshared_key, CONFIG_KEY_LEN)
 							   ? NULL : cp->preshared_key);
-		peer_keys_changed(p);
-	}
 	if (cp->flags & CONFIG_PEER_HAS_ENDPOINT)
 		config_set_endpoint(p, &cp->endpoint);
 	if ((cp->flags & CONFIG_PEER_HAS_KEEPALIVE) &&

@@ -75,11 +75,11 @@ void peer_drop_staged(struct peer *p);
 struct peer_staged_packet *peer_staged_pop(struct peer_staged *q);
 
 /*
- * Our private key or the peer's preshared key changed (after
- * noise_remote_update_local() for the former): the current keypairs stop
- * sending and the initiation rate limit is forgotten, so that the next
- * packet (send_staged() once the whole change is applied) handshakes at
- * once with the new keys.
+ * Our private key changed (after noise_remote_update_local()): the
+ * current keypairs stop sending and the initiation rate limit is
+ * forgotten, so that the next packet (send_staged() once the whole change
+ * is applied) handshakes at once with the new key.  (A new preshared key
+ * is only stored: the session runs to its rekey, doc/protocol.md §7.)
  */
 void peer_keys_changed(struct peer *p);
 

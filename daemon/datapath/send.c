@@ -4,8 +4,9 @@
  *
  *   a TUN read by the shell (into device_tx_buffer()); a TCP super-packet
  *   (TSO) is cut into segments, each written straight into its send slot
- *   -> inner destination -> allowed-IPs lookup -> peer   (none: drop, count)
- *   -> endpoint known?                                    (no: drop, count)
+ *   -> inner destination -> allowed-IPs lookup -> peer   (none: drop, count,
+ *                                                          answer ICMP unreachable)
+ *   -> endpoint known?                                    (no: the same)
  *   -> pad to 16 within the MTU -> seal in place on the current keypair
  *        (no usable keypair: stage the packet, initiate a handshake)
  *   -> when PACKET_BATCH slots are sealed, or the reads are done:
@@ -81,30 +82,74 @@ static void send_sealed(struct peer *p, uint64_t now, bool data, bool sent)
 }
 
 /*
- * Sends the sealed slots, then tells each peer's timers once per run of its
- * messages; the data-sent timer starts only if the host took at least one
- * of them (as the kernel's WireGuard does: a send that failed is no reason
- * to expect an answer).
+ * Sends the n sealed slots from base, then tells each peer's timers once
+ * per run of its messages; the data-sent timer starts only if the host
+ * took at least one of them (as the kernel's WireGuard does: a send that
+ * failed is no reason to expect an answer).
  */
-void send_flush(struct device *d, uint64_t now)
+static void send_batch(struct device *d, unsigned int base, unsigned int n, uint64_t now)
 {
-	unsigned int i, n = d->tx_count;
+	struct peer **peers = &d->tx_peers[base];
+	struct udp_msg *msgs = &d->tx_msgs[base];
+	unsigned int i;
 	bool any = false;
 
-	if (!n)
-		return;
-	d->tx_count = 0;
-	crypt_join(&d->crypt, &d->io);
-	send_out(d, d->tx_msgs, n, d->tx_peers, NULL);
+	send_out(d, msgs, n, peers, NULL);
 	for (i = 0; i < n; i++) {
-		struct peer *p = d->tx_peers[i];
+		struct peer *p = peers[i];
 
-		any |= d->tx_msgs[i].sent;
-		if (i + 1 < n && d->tx_peers[i + 1] == p)
+		any |= msgs[i].sent;
+		if (i + 1 < n && peers[i + 1] == p)
 			continue;
 		send_sealed(p, now, true, any);
 		any = false;
 	}
+}
+
+/* The batch handed to the workers at the flush before, if any: its jobs finished, it leaves. */
+static void send_held(struct device *d, uint64_t now)
+{
+	struct send_pending pend = d->tx_pend;
+
+	if (!pend.n)
+		return;
+	d->tx_pend.n = 0;
+	crypt_wait(&d->crypt, &d->io, pend.first, pend.end);
+	send_batch(d, pend.base, pend.n, now);
+}
+
+/*
+ * The batch of slots so far leaves.  On one thread, at once.  With workers
+ * (crypt.h) the batches go in pairs: this one is handed out whole and kept
+ * pending while the owner reads and fills the next one in the other half
+ * of the slots, and it leaves (after the one pending before it, in order)
+ * at the next flush; so the workers seal one batch while the owner is in
+ * the system calls of the other (doc/architecture.md, "Threads").  all:
+ * the pending batch leaves too (the end of the shell's reads, or a packet
+ * sent on its own).
+ */
+void send_flush(struct device *d, uint64_t now, bool all)
+{
+	unsigned int n = d->tx_count;
+
+	if (!d->crypt.workers) {
+		if (!n)
+			return;
+		d->tx_count = 0;
+		crypt_join(&d->crypt, &d->io);
+		send_batch(d, d->tx_base, n, now);
+		return;
+	}
+	send_held(d, now);
+	if (n) {
+		crypt_share(&d->crypt, &d->io);
+		d->tx_pend = (struct send_pending){ .base = d->tx_base, .n = n, .first = d->tx_first,
+						    .end = crypt_seq(&d->crypt) };
+		d->tx_count = 0;
+		d->tx_base ^= PACKET_BATCH;
+	}
+	if (all)
+		send_held(d, now);
 }
 
 /* One datagram to p's endpoint (a handshake message or a keepalive). */
@@ -243,10 +288,27 @@ void send_staged(struct peer *p, uint64_t now)
 }
 
 /*
- * The peer an inner packet of len bytes goes to, after the checks that
- * may drop it (counted): malformed, no route, no endpoint.  NULL if dropped.
+ * A packet no peer takes: as the kernel's WireGuard does, the sender hears
+ * so at once through an ICMP unreachable written back into the TUN device
+ * (icmp.h: its rules and rate limit), rather than waiting out its timeouts.
+ * Written at once from the device's one error buffer: it is no datagram,
+ * so the batch of sealed slots is not involved.
  */
-static struct peer *send_route(struct device *d, const uint8_t *inner, size_t len)
+static void send_unreachable(struct device *d, const uint8_t *inner, size_t len, uint64_t now)
+{
+	uint8_t *out = d->icmp_buf + IO_TUN_HEADROOM;
+	size_t n = icmp_unreachable(&d->icmp, now, out, inner, len);
+
+	if (n && d->io.tun_write(d->io.ctx, out, n) < 0)
+		d->stats.rx_tun_dropped++;
+}
+
+/*
+ * The peer an inner packet of len bytes goes to, after the checks that
+ * may drop it (counted): malformed, no route, no endpoint.  NULL if
+ * dropped; for the last two, an ICMP error answers the sender if `answer`.
+ */
+static struct peer *send_route(struct device *d, const uint8_t *inner, size_t len, bool answer, uint64_t now)
 {
 	const uint8_t *dst = NULL;
 	struct peer *p;
@@ -261,14 +323,16 @@ static struct peer *send_route(struct device *d, const uint8_t *inner, size_t le
 	if (!p) {
 		d->stats.tx_no_route++;
 		log_packet(LOG_LEVEL_DEBUG, "no peer for an outgoing IPv%d packet; dropped", version);
-		return NULL;
-	}
-	if (p->endpoint.addr.sa.sa_family == AF_UNSPEC) {
+	} else if (p->endpoint.addr.sa.sa_family == AF_UNSPEC) {
 		d->stats.tx_no_endpoint++;
 		log_packet(LOG_LEVEL_DEBUG, "peer has no endpoint; packet dropped");
-		return NULL;
+		p = NULL;
+	} else {
+		return p;
 	}
-	return p;
+	if (answer)
+		send_unreachable(d, inner, len, now);
+	return NULL;
 }
 
 /*
@@ -304,7 +368,7 @@ static size_t send_seal(struct device *d, struct peer *p, uint8_t *buf, size_t l
 static void send_slot(struct device *d, struct peer *p, size_t len, const struct gso_split *split,
 		      unsigned int seg, uint64_t now)
 {
-	struct packet *slot = &d->tx[d->tx_count];
+	struct packet *slot = &d->tx[d->tx_base + d->tx_count];
 	uint8_t *inner = slot->buf + MESSAGE_DATA_HEADER_LEN;
 	/* WP §5.4.6: zero padding to a multiple of 16, never beyond the MTU. */
 	size_t padded = device_padded_len(d, len);
@@ -325,19 +389,21 @@ static void send_slot(struct device *d, struct peer *p, size_t len, const struct
 	j->seg = seg;
 	if (!split)
 		memset(inner + len, 0, padded - len);
+	if (!d->tx_count)
+		d->tx_first = crypt_seq(&d->crypt);	/* this job's */
 	crypt_publish(&d->crypt, &d->io);
-	d->tx_msgs[d->tx_count] = (struct udp_msg){ .data = slot->buf, .len = padded + MESSAGE_DATA_OVERHEAD,
+	d->tx_msgs[d->tx_base + d->tx_count] = (struct udp_msg){ .data = slot->buf, .len = padded + MESSAGE_DATA_OVERHEAD,
 						    .ep = &p->endpoint };
-	d->tx_peers[d->tx_count] = p;
+	d->tx_peers[d->tx_base + d->tx_count] = p;
 	if (++d->tx_count == PACKET_BATCH)
-		send_flush(d, now);
+		send_flush(d, now, false);
 }
 
 
 /* Routes the packet of len bytes in the next free slot, and seals it (or drops it). */
 static void send_packet(struct device *d, size_t len, uint64_t now)
 {
-	struct peer *p = send_route(d, d->tx[d->tx_count].buf + MESSAGE_DATA_HEADER_LEN, len);
+	struct peer *p = send_route(d, d->tx[d->tx_base + d->tx_count].buf + MESSAGE_DATA_HEADER_LEN, len, true, now);
 
 	if (p)
 		send_slot(d, p, len, NULL, 0, now);
@@ -359,10 +425,10 @@ static void send_large(struct device *d, size_t len, uint64_t now)
 		d->stats.tx_bad_packet++;
 		return;
 	}
-	p = send_route(d, buf + MESSAGE_DATA_HEADER_LEN, len);
+	p = send_route(d, buf + MESSAGE_DATA_HEADER_LEN, len, true, now);
 	if (!p)
 		return;
-	send_flush(d, now);
+	send_flush(d, now, true);
 	n = send_seal(d, p, buf, len, now);
 	if (!n)
 		return;
@@ -374,7 +440,7 @@ static void send_large(struct device *d, size_t len, uint64_t now)
 static void send_copy(struct device *d, const uint8_t *pkt, size_t len, uint64_t now)
 {
 	if (len <= PACKET_MAX_INNER) {
-		memcpy(d->tx[d->tx_count].buf + MESSAGE_DATA_HEADER_LEN, pkt, len);
+		memcpy(d->tx[d->tx_base + d->tx_count].buf + MESSAGE_DATA_HEADER_LEN, pkt, len);
 		send_packet(d, len, now);
 		return;
 	}
@@ -430,9 +496,10 @@ static unsigned int send_super_packet(struct device *d, struct tun_read *t, size
 	count = gso_split_count(split);
 	t->first = crypt_seq(&d->crypt);
 	while (!p && k < count) {
-		seg = gso_split_segment(split, k++, d->tx[d->tx_count].buf + MESSAGE_DATA_HEADER_LEN,
+		seg = gso_split_segment(split, k++, d->tx[d->tx_base + d->tx_count].buf + MESSAGE_DATA_HEADER_LEN,
 					PACKET_MAX_INNER);
-		p = send_route(d, d->tx[d->tx_count].buf + MESSAGE_DATA_HEADER_LEN, seg);
+		/* one error answers the whole super-packet: its first segment */
+		p = send_route(d, d->tx[d->tx_base + d->tx_count].buf + MESSAGE_DATA_HEADER_LEN, seg, k == 1, now);
 		if (p)
 			send_slot(d, p, seg, NULL, 0, now);
 	}
@@ -497,7 +564,7 @@ uint8_t *device_tx_buffer(struct device *d, size_t *size)
 	}
 	if (d->mtu <= PACKET_MAX_INNER) {
 		*size = PACKET_MAX_INNER + 1;
-		return d->tx[d->tx_count].buf + MESSAGE_DATA_HEADER_LEN;
+		return d->tx[d->tx_base + d->tx_count].buf + MESSAGE_DATA_HEADER_LEN;
 	}
 	*size = PACKET_MAX_INNER_LARGE + 1;
 	return d->tx_large.buf + MESSAGE_DATA_HEADER_LEN;
@@ -518,7 +585,7 @@ unsigned int device_tx_packet(struct device *d, size_t len, uint64_t now)
 		d->stats.tx_bad_packet++;	/* cut: read into a slot */
 	} else if (len <= PACKET_MAX_INNER) {
 		if (d->mtu > PACKET_MAX_INNER)	/* read into the large buffer */
-			memcpy(d->tx[d->tx_count].buf + MESSAGE_DATA_HEADER_LEN,
+			memcpy(d->tx[d->tx_base + d->tx_count].buf + MESSAGE_DATA_HEADER_LEN,
 			       d->tx_large.buf + MESSAGE_DATA_HEADER_LEN, len);
 		send_packet(d, len, now);
 	} else {
@@ -530,6 +597,6 @@ unsigned int device_tx_packet(struct device *d, size_t len, uint64_t now)
 
 void device_tx_flush(struct device *d, uint64_t now)
 {
-	send_flush(d, now);
+	send_flush(d, now, true);
 	device_deadline_commit(d);
 }

@@ -18,9 +18,11 @@
 
 /*
  * Sends the sealed slots (one io.send()) and reports them to their peers;
- * device_tx_flush() is this for the shell, and tells it the deadline.
+ * with workers a batch may wait for the next flush, unless all
+ * (send.c); device_tx_flush() is this with all for the shell, and tells
+ * it the deadline.
  */
-void send_flush(struct device *d, uint64_t now);
+void send_flush(struct device *d, uint64_t now, bool all);
 
 /* Seals and sends the staged packets if the current keypair can send. */
 void send_staged(struct peer *p, uint64_t now);

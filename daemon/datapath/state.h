@@ -33,6 +33,7 @@
 #include "daemon/datapath/crypt.h"
 #include "daemon/datapath/endpoint.h"
 #include "daemon/datapath/gso.h"
+#include "daemon/datapath/icmp.h"
 #include "daemon/datapath/io.h"
 
 #define PACKET_BATCH UDP_BATCH
@@ -68,6 +69,12 @@ struct peer;
  * truncation.  A TCP super-packet stays here while its segments are jobs
  * (crypt.h): split describes it, and the jobs numbered first..end read it.
  */
+/* A batch of slots handed to the workers, to leave at the next flush (send.c). */
+struct send_pending {
+	unsigned int base, n;		/* its slots */
+	uint32_t first, end;		/* its jobs */
+};
+
 struct tun_read {
 	uint8_t skew_[GSO_BUF_SKEW] __attribute__((aligned(16)));
 	uint8_t buf[GSO_VNET_HDR_LEN + GSO_MAX_PACKET + 1];
@@ -76,11 +83,12 @@ struct tun_read {
 };
 
 /*
- * With workers, reads alternate between two buffers, so that the next
- * super-packet is read while the last one's segments are still being cut
- * and sealed; one thread uses the first only.
+ * With workers, reads go round four buffers, so that the next super-packets
+ * are read while the segments of those before are still being cut and
+ * sealed (two batches of slots hold up to three super-packets); one thread
+ * uses the first only.
  */
-#define TUN_READS 2
+#define TUN_READS 4
 
 /*
  * What receive.c learns of one read before processing it: mac1 of each
@@ -139,15 +147,26 @@ struct device {
 
 	uint64_t jitter_state;		/* xorshift; jitter needs no secrecy */
 	struct device_stats stats;
+	/* unreachable errors for packets no peer takes (icmp.h): the limit, the one buffer */
+	struct icmp_limit icmp;
+	uint8_t icmp_buf[IO_TUN_HEADROOM + ICMP_MAX_LEN] __attribute__((aligned(16)));
 
 	/* the data path's preallocated slots */
 	struct tun_read tun[TUN_READS];	/* TUN reads (offloads on) */
 	unsigned int tun_cur;		/* the one the next read goes to */
 	struct crypt_queue crypt;	/* the cryptography's jobs */
-	unsigned int tx_count;		/* sealed slots waiting for sendmmsg */
-	struct packet tx[PACKET_BATCH];
-	struct udp_msg tx_msgs[PACKET_BATCH];
-	struct peer *tx_peers[PACKET_BATCH];
+	/*
+	 * The slots of a batch: PACKET_BATCH from tx_base, the first half
+	 * always on one thread; with workers the halves take turns, one filled
+	 * while the other's batch is sealed (send_flush()).
+	 */
+	unsigned int tx_base;
+	unsigned int tx_count;		/* slots filled from tx_base */
+	uint32_t tx_first;		/* the job of the first (crypt_seq()) */
+	struct send_pending tx_pend;	/* the other half's batch, not yet sent */
+	struct packet tx[2 * PACKET_BATCH];
+	struct udp_msg tx_msgs[2 * PACKET_BATCH];
+	struct peer *tx_peers[2 * PACKET_BATCH];
 	/* a packet larger than a slot, sealed and sent on its own */
 	struct packet_large tx_large;
 	/*

@@ -11,7 +11,7 @@ file's object, and reads the calls from the objects:
   - a local function in X.o whose definition is in header Y.h (nm -l reads
     it from the debug information) is an inline helper X calls: X -> Y.
 The edges must go down the order of tests/layers.py (device, receive,
-expiry, device_config > send > peer > state > io, ip, endpoint, gso) and
+expiry, device_config > send > peer > state, crypt, icmp > io, ip, endpoint, gso) and
 form no cycle.  Optimised objects hide the second kind: an inlined helper
 leaves no symbol.
 """
@@ -22,7 +22,7 @@ import tempfile
 
 RANK = {
     "device": 0, "receive": 1, "expiry": 1, "device_config": 1,
-    "send": 2, "peer": 3, "state": 4, "crypt": 4,
+    "send": 2, "peer": 3, "state": 4, "crypt": 4, "icmp": 4,
     "io": 5, "ip": 5, "endpoint": 5, "gso": 5,
 }
 

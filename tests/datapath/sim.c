@@ -38,10 +38,12 @@
 #include "daemon/core/messages.h"
 #include "daemon/datapath/peer.h"
 #include "tests/datapath/simnet.h"
+#include "tests/lib/csum_ref.h"
 #include "tests/lib/testutil.h"
 
 #define SIM_MAGIC 0x77676473u			/* "wgds": our inner packets */
 #define SIM_PAYLOAD_MIN 14			/* magic, id, source, destination */
+#define SIM_ICMP_RING (ICMP_BURST + ICMP_RATE + 1)	/* a second of errors at the limit, and more */
 #define JITTER_MAX_NS (REKEY_TIMEOUT_JITTER_MAX_MS * WG_NSEC_PER_MSEC)
 /*
  * After a pair becomes reachable again (a partition healed, a wake-up, a
@@ -87,9 +89,9 @@ struct sim_watch {		/* traffic a -> b must resume by start + RECOVERY_BOUND */
 	uint64_t start;
 };
 
-struct sim_rekey {		/* the first data sent on an old initiator keypair */
+struct sim_rekey {		/* data sent on an old initiator keypair */
 	uint32_t kp_id;
-	uint64_t first;
+	uint64_t owed;		/* sent when an initiation was allowed, none seen since (0: none) */
 	bool tracking;
 };
 
@@ -144,8 +146,12 @@ struct world {
 	bool cur_known;
 	uint64_t cur_birth;
 
+	/* the ICMP errors each device wrote back, the newest SIM_ICMP_RING times */
+	uint64_t icmp_at[SIM_MAX_DEVS][SIM_ICMP_RING];
+	unsigned long icmp_n[SIM_MAX_DEVS];
+
 	/* figures */
-	unsigned long delivered, initiations, handshakes, recoveries, replays;
+	unsigned long delivered, initiations, handshakes, recoveries, replays, unreachables;
 	uint64_t max_recovery;
 };
 
@@ -383,24 +389,30 @@ static void check_data_sent(struct sim_dev *from, const struct udp_msg *m)
 	}
 	/*
 	 * WP §6.2: the initiator sending on its keypair after Rekey-After-Time
-	 * starts a handshake, at once or once the REKEY_TIMEOUT spacing
-	 * allows.  The spacing counts responses too (doc/protocol.md §8): while
-	 * it answers the peer's initiations every few seconds, a handshake is
-	 * under way and it sends none of its own.
+	 * starts a handshake right after that send, unless the REKEY_TIMEOUT
+	 * spacing since its last handshake message to that peer forbids it
+	 * (doc/protocol.md §8): then the request is dropped, as the kernel
+	 * drops it, and the next send after the spacing asks again.  While it
+	 * answers the peer's initiations every few seconds, a handshake is
+	 * under way and it sends none of its own.  So a send at a moment an
+	 * initiation was allowed owes one, seen before any later send (the
+	 * same moment's sends are one batch, followed by the initiation).
 	 */
 	if (to >= SIM_MAX_DEVS || !kp->is_initiator || age < SIM_S(REKEY_AFTER_TIME))
 		return;
 	rk = &W.rekey[from->id][to];
-	if (!rk->tracking || rk->kp_id != kp->index.id) {
-		*rk = (struct sim_rekey){ .kp_id = kp->index.id, .first = W.net.now, .tracking = true };
-		return;
-	}
+	if (!rk->tracking || rk->kp_id != kp->index.id)
+		*rk = (struct sim_rekey){ .kp_id = kp->index.id, .tracking = true };
 	last = W.last_hs[from->id][to] ? W.last_hs[from->id][to] - 1 : 0;
-	if (W.net.now > rk->first + SIM_S(REKEY_TIMEOUT) + JITTER_MAX_NS &&
-	    W.net.now > last + SIM_S(REKEY_TIMEOUT) + JITTER_MAX_NS)
-		sim_fail("dev%u still sends to dev%u on a keypair %.3f s old, first at %.3f s, with no handshake "
-			 "message since %.3f s (Rekey-After-Time %d s)", from->id, to, secs(age),
-			 secs(rk->first - W.start), last ? secs(last - W.start) : 0.0, REKEY_AFTER_TIME);
+	if (rk->owed && W.last_hs[from->id][to] && last >= rk->owed)
+		rk->owed = 0;
+	if (rk->owed && W.net.now > rk->owed)
+		sim_fail("dev%u still sends to dev%u on a keypair %.3f s old: its send at %.3f s, when an "
+			 "initiation was allowed, was followed by none (last handshake message %.3f s; "
+			 "Rekey-After-Time %d s)", from->id, to, secs(age), secs(rk->owed - W.start),
+			 last ? secs(last - W.start) : 0.0, REKEY_AFTER_TIME);
+	if (!rk->owed && (!W.last_hs[from->id][to] || W.net.now >= last + SIM_S(REKEY_TIMEOUT)))
+		rk->owed = W.net.now;
 }
 
 static void on_send(struct sim_net *n, struct sim_dev *from, const struct udp_msg *m)
@@ -474,6 +486,55 @@ static void on_deliver(struct sim_net *n, struct sim_dev *to, const struct sim_d
 	}
 }
 
+/*
+ * The rate limit's bound (icmp.h): k + 1 errors in a row take at least
+ * (k + 1 - ICMP_BURST) refill intervals, for every k the ring holds.
+ */
+static void check_icmp_rate(unsigned int dev)
+{
+	const uint64_t interval = 1000000000ull / ICMP_RATE;
+	unsigned long n = W.icmp_n[dev]++, k;
+	uint64_t now = W.net.now, *ring = W.icmp_at[dev];
+
+	ring[n % SIM_ICMP_RING] = now;
+	for (k = ICMP_BURST; k < SIM_ICMP_RING && k <= n; k++) {
+		uint64_t span = now - ring[(n - k) % SIM_ICMP_RING];
+
+		if (span < (k + 1 - ICMP_BURST) * interval)
+			sim_fail("dev%u wrote %lu ICMP errors in %.6f s (limit: %d at once, %d a second)", dev, k + 1,
+				 secs(span), ICMP_BURST, ICMP_RATE);
+	}
+}
+
+/*
+ * An ICMP host unreachable in the TUN device of the workload packet's
+ * sender (icmp.h): well formed, from the packet's destination, quoting the
+ * packet, written only when the sender has no peer for that destination
+ * (every peer here has an endpoint), and within the rate limit.
+ */
+static void on_unreachable(struct sim_dev *to, const uint8_t *pkt, size_t len)
+{
+	const uint8_t *q = pkt + 28;
+	struct sim_packet *sp;
+	uint64_t id;
+
+	if (len < 28 + 20 + SIM_PAYLOAD_MIN || pkt[20] != 3 || pkt[21] != 1 || be32_load(q + 20) != SIM_MAGIC ||
+	    ref_sum(pkt + 20, len - 20, 0) != 0xffff || !ref_ipv4_csum_ok(pkt, 20))
+		sim_fail("dev%u's TUN got an ICMP message of %zu bytes that is no unreachable error", to->id, len);
+	id = be64_load(q + 24);
+	if (id >= W.npkts)
+		sim_fail("dev%u's TUN got an error for packet id %llu, never sent", to->id, (unsigned long long)id);
+	sp = &W.pkts[id];
+	if (sp->src != to->id || memcmp(pkt + 12, q + 16, 4) || memcmp(pkt + 16, q + 12, 4))
+		sim_fail("dev%u's TUN got an error for packet %llu (dev%u -> dev%u), not to it or not from its "
+			 "destination", to->id, (unsigned long long)id, sp->src, sp->dst);
+	if (W.has_peer[sp->src][sp->dst])
+		sim_fail("dev%u answered its packet %llu to dev%u, a peer it has, as unreachable", to->id,
+			 (unsigned long long)id, sp->dst);
+	W.unreachables++;
+	check_icmp_rate(to->id);
+}
+
 static void on_tun(struct sim_net *n, struct sim_dev *to, const uint8_t *pkt, size_t len)
 {
 	uint64_t id, age;
@@ -481,6 +542,10 @@ static void on_tun(struct sim_net *n, struct sim_dev *to, const uint8_t *pkt, si
 	uint32_t src_addr;
 
 	(void)n;
+	if (len >= 20 && pkt[9] == 1) {
+		on_unreachable(to, pkt, len);
+		return;
+	}
 	if (len < 20 + SIM_PAYLOAD_MIN || be32_load(pkt + 20) != SIM_MAGIC)
 		sim_fail("dev%u's TUN got a packet of %zu bytes that nobody sent", to->id, len);
 	id = be64_load(pkt + 24);
@@ -1113,7 +1178,7 @@ static double cpu_seconds(void)
 }
 
 struct totals {
-	unsigned long seeds, events, packets, delivered, initiations, handshakes, recoveries, replays;
+	unsigned long seeds, events, packets, delivered, initiations, handshakes, recoveries, replays, unreachables;
 	uint64_t max_recovery;
 	uint64_t digest;		/* of every seed's simnet digest, in order */
 	double hours;
@@ -1132,6 +1197,7 @@ static void one(struct totals *t, uint64_t seed, double hours, unsigned int ndev
 	t->events += W.event;
 	t->packets += W.npkts;
 	t->delivered += W.delivered;
+	t->unreachables += W.unreachables;
 	t->handshakes += W.handshakes;
 	t->initiations += W.initiations;
 	t->recoveries += W.recoveries;
@@ -1225,10 +1291,10 @@ int main(int argc, char **argv)
 	}
 	t0 = cpu_seconds() - t0;
 	printf("sim: %lu seeds, %.1f protocol-hours, %lu events, %lu packets (%lu delivered), %lu initiations, "
-	       "%lu responses, %lu recoveries (longest %.3f s, bound %.3f s), %lu replays injected: "
-	       "all invariants held\n",
+	       "%lu responses, %lu recoveries (longest %.3f s, bound %.3f s), %lu replays injected, "
+	       "%lu unreachable errors: all invariants held\n",
 	       t.seeds, t.hours, t.events, t.packets, t.delivered, t.initiations, t.handshakes, t.recoveries,
-	       secs(t.max_recovery), secs(RECOVERY_BOUND), t.replays);
+	       secs(t.max_recovery), secs(RECOVERY_BOUND), t.replays, t.unreachables);
 	printf("sim: traffic digest %016llx (%u threads per device)\n", (unsigned long long)t.digest, threads);
 	fprintf(stderr, "sim: %lu jobs run by workers\n", sim_worker_jobs);
 	printf("sim: %.2f CPU-s, %.0f protocol-hours per CPU-second\n", t0, t0 > 0 ? t.hours / t0 : 0.0);

@@ -4,8 +4,7 @@
  * check that needs no kernel, run against the data path library itself in
  * virtual time.  Handshakes initiated by either side, data both ways,
  * staging (the newest 128, in order), replayed datagrams, a datagram cut
- * short, roaming, key rotation right after a handshake, preshared keys
- * (equal, changed on both sides, different), the rekey after
+ * short, roaming, key rotation right after a handshake, the rekey after
  * Rekey-After-Time under steady traffic, `syncconf` of an unchanged
  * configuration keeping its session, counters of sends the host refused,
  * suspend, the timers over a clean, a one-way, a lossy and a dead link, the
@@ -368,46 +367,6 @@ static void test_key_rotation(void)
 	sim_run(&n, n.now + SIM_S(1));
 	CHECK(got_payload(b, "new key"));
 	crypto_wipe(priv, sizeof(priv));
-	sim_clear(&n);
-}
-
-/*
- * A preshared key (WP §5.2): equal on both sides, a session; changed on
- * both, the next packet handshakes with the new one at once; different, no
- * session.
- */
-static void test_preshared_key(void)
-{
-	struct sim_net n;
-	struct sim_dev *a, *b;
-	uint8_t psk1[32], psk2[32];
-
-	memset(psk1, 0x11, sizeof(psk1));
-	memset(psk2, 0x22, sizeof(psk2));
-	setup(&n, &a, &b, 13);
-	CHECK_EQ(sim_peer(a, b, true, psk1), 0);
-	CHECK_EQ(sim_peer(b, a, true, psk1), 0);
-	msg(a, b, "psk1");
-	sim_run(&n, n.now + SIM_MS(50));
-	CHECK(got_payload(b, "psk1"));
-	CHECK_EQ(sim_peer(b, a, true, psk2), 0);
-	CHECK_EQ(sim_peer(a, b, true, psk2), 0);
-	msg(a, b, "psk2");
-	sim_run(&n, n.now + SIM_MS(50));
-	CHECK(got_payload(b, "psk2"));
-	CHECK_EQ(sent_type[0][MESSAGE_HANDSHAKE_INITIATION], 2);
-	/*
-	 * Now they differ: b may no longer send on the session (it still
-	 * receives on it, as any peer does until the keys expire), and the
-	 * handshake it starts for its packet cannot complete.
-	 */
-	CHECK_EQ(sim_peer(b, a, true, psk1), 0);
-	msg(b, a, "mismatch");
-	sim_run(&n, n.now + SIM_S(1));
-	CHECK_EQ(sent_type[1][MESSAGE_HANDSHAKE_INITIATION], 1);
-	CHECK_EQ(a->tun_packets, 0);
-	/* the initiation does not depend on the key, the response does (WP §5.4.3) */
-	CHECK_EQ(sent_type[0][MESSAGE_HANDSHAKE_RESPONSE], 1);
 	sim_clear(&n);
 }
 
@@ -797,7 +756,6 @@ int main(int argc, char **argv)
 	test_staging_order();
 	test_roaming();
 	test_key_rotation();
-	test_preshared_key();
 	test_rekey_under_traffic();
 	test_unchanged_set_keeps_session();
 	test_refused_sends_not_counted();

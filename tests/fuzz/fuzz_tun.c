@@ -23,6 +23,11 @@
  *    data message a sent is either written to b's TUN device or refused by
  *    b's source check (a seals any source address; WP §3, cryptokey
  *    routing);
+ *  - a's own TUN device gets nothing but ICMP unreachable errors
+ *    (daemon/datapath/icmp.h) for reads that no peer takes, at most one
+ *    per read: IPv4 type 3 code 1 or IPv6 type 1 code 3, checksums right
+ *    (by the naive reference), addressed back from the quoted packet's
+ *    destination to its source, quoting up to the RFCs' size;
  *  - every packet b's TUN device gets is an IPv4 packet whose header is
  *    valid (RFC 791: version, IHL of at least 5, total length = the packet)
  *    from a's inner address to b's, and is a piece of one of the reads:
@@ -57,6 +62,7 @@ static struct fuzz_state {
 	unsigned long a_data;		/* data messages a sent, keepalives included */
 	unsigned long a_keepalives;
 	unsigned long b_tun;
+	unsigned long a_errors;		/* unreachable errors a wrote back to itself */
 } st;
 
 static void on_send(struct sim_net *n, struct sim_dev *from, const struct udp_msg *m)
@@ -112,13 +118,40 @@ static bool piece_of(const uint8_t *pkt, size_t len, const uint8_t *r, size_t rl
 	return true;
 }
 
+/* An error a wrote back into its own TUN device (icmp.h). */
+static void on_error(const uint8_t *pkt, size_t len)
+{
+	bool v6 = len >= 1 && pkt[0] >> 4 == 6;
+	size_t hl = v6 ? 48 : 28, max = v6 ? 1280 : 576;
+	const uint8_t *q = pkt + hl;
+
+	st.a_errors++;
+	/* the read being handled is not counted in nreads yet */
+	FUZZ_CHECK(st.a_errors <= st.nreads + 1, "a wrote %lu errors for %u reads", st.a_errors, st.nreads + 1);
+	FUZZ_CHECK(len > hl + (v6 ? 40 : 20) && len <= max, "a's TUN got %zu bytes that are no error", len);
+	if (v6) {
+		FUZZ_CHECK(pkt[0] == 0x60 && pkt[6] == 58 && ref_be16(pkt + 4) == len - 40 && pkt[40] == 1 &&
+			   pkt[41] == 3 && q[0] >> 4 == 6 && ref_l4_csum_ok(pkt, len, 40, true, 58) &&
+			   !memcmp(pkt + 8, q + 24, 16) && !memcmp(pkt + 24, q + 8, 16),
+			   "a's TUN got an IPv6 packet of %zu bytes that is no address unreachable", len);
+		return;
+	}
+	FUZZ_CHECK(pkt[0] == 0x45 && pkt[9] == 1 && ref_be16(pkt + 2) == len && ref_ipv4_csum_ok(pkt, 20) &&
+		   pkt[20] == 3 && pkt[21] == 1 && ref_sum(pkt + 20, len - 20, 0) == 0xffff && q[0] >> 4 == 4 &&
+		   !memcmp(pkt + 12, q + 16, 4) && !memcmp(pkt + 16, q + 12, 4),
+		   "a's TUN got an IPv4 packet of %zu bytes that is no host unreachable", len);
+}
+
 static void on_tun(struct sim_net *n, struct sim_dev *to, const uint8_t *pkt, size_t len)
 {
 	uint32_t src, dst;
 	unsigned int i;
 
 	(void)n;
-	FUZZ_CHECK(to == st.b, "a's TUN device got a packet");
+	if (to == st.a) {
+		on_error(pkt, len);
+		return;
+	}
 	st.b_tun++;
 	/* RFC 791 §3.1 */
 	FUZZ_CHECK(len >= 20 && pkt[0] >> 4 == 4 && (pkt[0] & 0xf) >= 5 && (size_t)(pkt[0] & 0xf) * 4 <= len &&

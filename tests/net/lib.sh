@@ -522,12 +522,16 @@ print("%s.%s" % (sec, nsec))
 }
 
 # nt_ping IF DST [PING-ARGS...]: from IF's namespace; one echo must come back
-# within a few tries (the first may wait for a handshake).
+# within a few tries (the first may wait for a handshake).  A try that an
+# ICMP unreachable ends at once (wgd's peer has no endpoint yet: it learns
+# one from the peer's handshake) still takes its 3 s before the next.
 nt_ping() {
-	local ifc=$1 dst=$2 i
+	local ifc=$1 dst=$2 i t0
 	shift 2
 	for ((i = 0; i < 3; i++)); do
+		t0=$SECONDS
 		nt_x "${NT_NS[$ifc]}" ping -q -c 1 -W 3 "$@" "$dst" >/dev/null 2>&1 && return 0
+		[ $((SECONDS - t0)) -ge 3 ] || sleep $((3 - (SECONDS - t0)))
 	done
 	return 1
 }

@@ -166,6 +166,7 @@ config interface 'wgo'
 	option mtu '1380'
 	option fwmark '0x4d2'
 	option ip6prefix 'fd87:1::/48'
+	option threads '2'
 
 # endpoint by name (the namespace's /etc/hosts), preshared key, keepalive
 config wireguard_wgo 'peer1'
@@ -230,6 +231,13 @@ config interface 'wgl'
 	option private_key '$KEY_2'
 	option listen_port '853'
 
+# more threads than wgd takes
+config interface 'wgt'
+	option proto 'wgd'
+	option auto '0'
+	option private_key '$KEY_2'
+	option threads '65'
+
 # a veth device of that name exists (t-netifd.sh)
 config interface 'wgx'
 	option proto 'wgd'
@@ -250,7 +258,7 @@ printf 'KEY_R=%s\nKEY_2=%s\nPSK=%s\n' "$KEY_R" "$KEY_2" "$PSK" > "$W/keys.sh"
 WGD_USERID=$(sed -n 's/^[[:space:]]*USERID[[:space:]]*:=[[:space:]]*//p' "$TOP/contrib/openwrt/wgd/Makefile")
 # The checks from $W: the namespace has a /tmp of its own, and this tree may
 # be under the host's.
-cp "$HERE/t-netifd.sh" "$W/"
+cp "$HERE/t-netifd.sh" "$TOP/contrib/openwrt/wgd/files/wgd.init" "$W/"
 export WORK=$W TEST=wgd CONFIG_DIR=$W/config TEST_SCRIPT=$W/t-netifd.sh
 export PUB_R PUB_1 PUB_2 PUB_3 WGD_USERID
 timeout 400 ip netns exec "$R" "$SHARED/scripts/ns-inner.sh" | tee "$W/result"

@@ -7,15 +7,19 @@
 # UCI option the handler reads changes something a check looks at.
 
 # wgd's process under netifd for interface $1 (its command line is the
-# handler's proto_run_command).
+# handler's proto_run_command; the checks look at its --threads).
 wgd_pid() {
 	local p
 	for p in /proc/[0-9]*; do
 		case "$(tr '\0' ' ' 2>/dev/null < "$p/cmdline")" in
-		"/usr/sbin/wgd -f $1 " | "/usr/sbin/wgd -f --user root $1 ") echo "${p#/proc/}" ;;
+		"/usr/sbin/wgd -f $1 " | "/usr/sbin/wgd -f --user root $1 " | "/usr/sbin/wgd -f --threads "*" $1 ")
+			echo "${p#/proc/}" ;;
 		esac
 	done
 }
+cmdline() { tr '\0' ' ' < "/proc/$1/cmdline"; }
+# The number of worker threads of process $1 (wgd names them wgd-work/N).
+workers() { cat /proc/"$1"/task/*/comm 2>/dev/null | grep -c '^wgd-work/'; }
 # A field of wgctl's dump: the interface line ($2 = interface) or a peer's
 # line ($2 = its public key), field $3 (1-based, the peer's key excluded).
 dump_field() {
@@ -151,6 +155,10 @@ PID1=$(wgd_pid wgo)
 echo "wgd pid $PID1, netifd $NETIFD"
 check "wgd -f wgo runs as netifd's child" is "[ -n '$PID1' ] && [ \"\$(awk '/^PPid:/ {print \$2}' /proc/$PID1/status)\" = $NETIFD ]"
 echo "wgd's capabilities:" $(grep -E '^Cap(Prm|Eff|Bnd)' "/proc/$PID1/status")
+check "threads 2: wgd -f --threads 2 wgo" is "[ \"\$(cmdline $PID1)\" = '/usr/sbin/wgd -f --threads 2 wgo ' ]"
+check "... sealing and opening on 2 threads (one worker)" is "[ \"\$(workers $PID1)\" = 1 ]"
+check "wgg (no threads option): wgd -f wgg, no worker" waitfor \
+	'[ -n "$(wgd_pid wgg)" ] && [ "$(cmdline $(wgd_pid wgg))" = "/usr/sbin/wgd -f wgg " ] && [ "$(workers $(wgd_pid wgg))" = 0 ]' 50
 check "wgd runs as the user wgd (uid $WGD_UID), not root" is "[ \"\$(uids $PID1)\" = '$WGD_UID $WGD_UID $WGD_UID $WGD_UID' ]"
 check "private_key: wgo's public key" is "[ \"\$(wgctl show wgo public-key)\" = '$PUB_R' ]"
 check "listen_port 51900"               is '[ "$(dump_field wgo interface 3)" = 51900 ]'
@@ -260,6 +268,16 @@ check "... and pings p1" waitping 10.87.0.2
 check "wgg up again too, its stray $PIDG stopped" waitfor '[ "$(ifup_state wgg)" = True ] && [ ! -e /proc/'"$PIDG"' ] && [ -n "$(wgd_pid wgg)" ]' 100
 check "no DEVICE_EXISTS" is '! has_error wgo DEVICE_EXISTS && ! has_error wgg DEVICE_EXISTS'
 
+step "threads changed (uci + ubus call network reload)"
+PID5=$(wgd_pid wgo)
+uci set network.wgo.threads=03
+uci commit network
+ubus call network reload
+check "wgo restarted by the reload: wgd -f --threads 3 wgo" waitfor \
+	'[ "$(ifup_state wgo)" = True ] && [ -n "$(wgd_pid wgo)" ] && [ "$(wgd_pid wgo)" != '"$PID5"' ] && [ "$(cmdline $(wgd_pid wgo))" = "/usr/sbin/wgd -f --threads 3 wgo " ]' 100
+check "... with two workers" is '[ "$(workers $(wgd_pid wgo))" = 2 ]'
+check "... and pings p1" waitping 10.87.0.2
+
 step "nohostroute=1 (uci + ubus call network reload, then wan restarted)"
 # netifd keeps a host route with the interface that carries it (wan), so wan
 # is restarted: wgo, which depends on it, comes back without asking again.
@@ -282,6 +300,11 @@ status_json wgbad | python3 -c 'import json,sys; s=json.load(sys.stdin); print("
 check "wgbad stays down, no daemon" is '[ "$(ifup_state wgbad)" = False ] && [ -z "$(wgd_pid wgbad)" ]'
 ubus call network.interface.wgp up
 check "a peer's bad public_key: INVALID_PUBLIC_KEY" waitfor 'has_error wgp INVALID_PUBLIC_KEY' 50
+ubus call network.interface.wgt up
+check "threads 65: INVALID_THREADS, wgd's own reason" waitfor 'has_error wgt INVALID_THREADS' 50
+status_json wgt | python3 -c 'import json,sys; print("wgt errors:", json.load(sys.stdin).get("errors"))'
+sleep 2
+check "... no daemon, not retried" is '[ -z "$(wgd_pid wgt)" ] && [ "$(grep -c "wgd: wgt: INVALID_THREADS: threads .65.: not a number of threads from 1 to 64" "$OUT/netifd.log")" = 1 ]'
 ip link add wgx type veth peer name wgxp	# no dummy module on the host
 ubus call network.interface.wgx up
 check "device name taken: DEVICE_EXISTS" waitfor 'has_error wgx DEVICE_EXISTS' 50
@@ -331,6 +354,36 @@ uci set network.wgl.listen_port=853
 uci commit network
 ubus call network.interface.wgl down
 check "wgl down" waitfor '[ -z "$(wgd_pid wgl)" ] && ! ip link show wgl' 50
+
+step "the init script: wgd's options from /etc/config/wgd (the real uci)"
+mkdir -p -m 700 "$O/wireguard"
+printf '[Interface]\nPrivateKey = %s\nListenPort = 51941\nAddress = 10.95.0.1/24\n' "$KEY_2" > "$O/wireguard/wgi.conf"
+printf '[Interface]\nPrivateKey = %s\n' "$KEY_2" > "$O/wireguard/wgk.conf"
+printf '[Interface]\nPrivateKey = %s\n' "$KEY_2" > "$O/wireguard/wgn.conf"
+chmod 600 "$O"/wireguard/*.conf
+printf "config interface 'wgi'\n\toption threads '2'\nconfig interface 'wgk'\n\toption threads 'two'\n" > /etc/config/wgd
+# procd's calls recorded, one line per instance (tests/openwrt/initscript.sh)
+busybox sh -c '. /lib/functions.sh
+	procd_open_instance() { INST="instance=$1"; }
+	procd_set_param() { local k="$1"; shift; INST="$INST|$k=$*"; }
+	procd_close_instance() { echo "$INST"; }
+	. "$1/wgd.init"
+	WGD_CONFIG_DIR=$1/wireguard
+	start_service' sh "$O" > "$OUT/init-instances" 2> "$OUT/init-err"
+cat "$OUT/init-instances" "$OUT/init-err"
+check "threads 2: wgd -f --threads 2 -c FILE" grep -q "^instance=wgi|command=/usr/sbin/wgd -f --threads 2 -c $O/wireguard/wgi.conf|" "$OUT/init-instances"
+check "no section: wgd -f -c FILE" grep -q "^instance=wgn|command=/usr/sbin/wgd -f -c $O/wireguard/wgn.conf|" "$OUT/init-instances"
+check "threads 'two': not started, and why" is "! grep -q '^instance=wgk' '$OUT/init-instances' &&
+	grep -qx \"wgd: /etc/config/wgd: wgk: threads 'two': not a number of threads from 1 to 64; wgk not started\" '$OUT/init-err'"
+INIT_CMD=$(sed -n 's/^instance=wgi|command=\([^|]*\)|.*/\1/p' "$OUT/init-instances")
+$INIT_CMD > "$OUT/init-wgi.log" 2>&1 &
+INIT_PID=$!
+check "the command brings wgi up from its file" waitfor 'ip -4 addr show dev wgi | grep -q "inet 10.95.0.1/24"' 50
+check "... sealing and opening on 2 threads (one worker)" is "[ \"\$(workers $INIT_PID)\" = 1 ]"
+kill -TERM "$INIT_PID"
+wait "$INIT_PID"
+check "... and SIGTERM takes it down" is '! ip link show wgi 2>/dev/null'
+rm -f /etc/config/wgd
 
 step "ifdown wgo removes everything"
 PID3=$(wgd_pid wgo)

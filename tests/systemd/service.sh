@@ -30,6 +30,9 @@
 # wgd-quick@wg0.service, on the same file: up (pings, wg and wgctl show the
 # peer), reload (wg syncconf) applies an edit, stop leaves the namespace as
 # it was (but src_valid_mark, which wg-quick leaves set).
+# Threads as wgd(8) says to ask for them: a drop-in with
+# Environment=WGD_THREADS=2 gives wgd@ (check_caps) and wgd-quick@
+# (check_quick, through wg-quick) a worker thread.
 #
 # The checks of issue 21 ("Hardening"; WGD_SD_HARDENED=0 skips them): the
 # network-facing daemon's capabilities, SaveConfig's root-owned file under
@@ -323,15 +326,34 @@ check_hardened() {
 	check_saveconfig
 }
 
+# threads_dropin UNIT [N]: a drop-in with Environment=WGD_THREADS=N, as
+# wgd(8) (SYSTEMD) says; without N the drop-in goes.
+threads_dropin() {
+	local d=/run/systemd/system/$1.service.d
+	if [ -n "${2:-}" ]; then
+		sd_in mkdir -p "$d" && printf '[Service]\nEnvironment=WGD_THREADS=%s\n' "$2" | sd_put "$d/threads.conf" 644
+	else
+		sd_in rm -f "$d/threads.conf"
+	fi && sd_in systemctl daemon-reload || nt_fail "the drop-in of $1 (WGD_THREADS)"
+}
+
+# workers PID: the number of wgd's worker threads (named wgd-work/N).
+workers() {
+	sd_in sh -c "cat /proc/$1/task/*/comm" | grep -c '^wgd-work/'
+}
+
 # check_caps: the process that holds the UDP socket runs as wgd with only
 # CAP_NET_ADMIN (bit 12): permitted, effective and bounding exactly that,
 # inheritable and ambient empty, in every thread (read from the
-# container's /proc).
+# container's /proc), with a worker thread (WGD_THREADS=2 in a drop-in).
 check_caps() {
 	local pid t want caps
+	threads_dropin wgd@wg0 2
 	sd_in systemctl start wgd@wg0 || nt_fail "systemctl start wgd@wg0"
 	pid=$(sd_in ss -Hulnp "sport = :$NT_PORT" | sed -n 's/.*pid=\([0-9]*\),.*/\1/p' | sort -u)
 	[ -n "$pid" ] && [ "$(wc -w <<<"$pid")" = 1 ] || nt_fail "no one process holds UDP port $NT_PORT: '$pid'"
+	[ "$(workers "$pid")" = 1 ] || nt_fail "wgd@wg0 with WGD_THREADS=2 in a drop-in: $(workers "$pid") worker threads, not 1"
+	nt_ping "$IF_B" 198.51.100.1 || nt_fail "wgd@wg0 on 2 threads: no ping from the peer"
 	want="CapInh:0000000000000000 CapPrm:0000000000001000 CapEff:0000000000001000"
 	want="$want CapBnd:0000000000001000 CapAmb:0000000000000000"
 	for t in $(sd_in ls "/proc/$pid/task"); do
@@ -341,8 +363,9 @@ check_caps() {
 	done
 	sd_in grep -q "^Uid:[[:space:]]*$(sd_in id -u wgd)[[:space:]]" "/proc/$pid/status" ||
 		nt_fail "the network-facing daemon (pid $pid) does not run as wgd"
-	nt_ok "the network-facing daemon (pid $pid) runs as wgd with only CAP_NET_ADMIN in every set and thread"
+	nt_ok "the network-facing daemon (pid $pid) runs as wgd with only CAP_NET_ADMIN in every set and thread, its worker's too (WGD_THREADS=2 in a drop-in)"
 	sd_in systemctl stop wgd@wg0 || nt_fail "systemctl stop wgd@wg0"
+	threads_dropin wgd@wg0
 }
 
 # check_saveconfig: SaveConfig = true; a peer added at run time is in the
@@ -371,6 +394,7 @@ check_quick() {
 		nt_fail "systemctl start wgd-quick@wg0 failed"
 	}
 	sd_in pgrep -u wgd -x wgd >/dev/null || nt_fail "wgd-quick@wg0: no wgd running as the user wgd"
+	[ "$(workers "$(sd_in pgrep -u wgd -x wgd)")" = 0 ] || nt_fail "wgd-quick@wg0: a worker thread without WGD_THREADS"
 	nt_ping "$IF_B" 198.51.100.1 || nt_fail "wgd-quick@wg0: no ping from the peer"
 	nt_x "$NS_A" ping -q -c 1 -W 3 198.51.100.2 >/dev/null || nt_fail "wgd-quick@wg0: no ping from the container"
 	sd_in wg show wg0 latest-handshakes | awk '$2 > 0 { ok = 1 } END { exit !ok }' ||
@@ -386,6 +410,14 @@ check_quick() {
 	# wg-quick sets src_valid_mark for a full tunnel and leaves it so.
 	same_netstate "systemctl stop wgd-quick@wg0" '^src_valid_mark '
 	nt_ok "wgd-quick@wg0: up (ping, wg and wgctl show), reload applies an edit, stop cleans up"
+	threads_dropin wgd-quick@wg0 2
+	sd_in systemctl start wgd-quick@wg0 || nt_fail "systemctl start wgd-quick@wg0 (WGD_THREADS=2)"
+	[ "$(workers "$(sd_in pgrep -u wgd -x wgd)")" = 1 ] ||
+		nt_fail "wgd-quick@wg0 with WGD_THREADS=2 in a drop-in: no worker thread (wg-quick did not pass it on?)"
+	nt_ping "$IF_B" 198.51.100.1 || nt_fail "wgd-quick@wg0 on 2 threads: no ping from the peer"
+	sd_in systemctl stop wgd-quick@wg0 || nt_fail "systemctl stop wgd-quick@wg0 (WGD_THREADS=2)"
+	threads_dropin wgd-quick@wg0
+	nt_ok "wgd-quick@wg0 with WGD_THREADS=2 in a drop-in: wg-quick's wgd seals and opens on 2 threads"
 }
 
 peer

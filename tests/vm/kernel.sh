@@ -17,7 +17,7 @@
 ROLE=${1:-wgd}
 shift || true
 
-SCENARIOS=(handshake-host handshake-guest outer-ipv6 preshared-key mtu iperf show roam
+SCENARIOS=(handshake-host handshake-guest outer-ipv6 preshared-key psk-rotation mtu iperf show roam
 	rotate-host rotate-guest rotate-host-guest-sends rotate-guest-host-sends
 	keepalive peer-readd restart-host-first restart-guest-first junk replay flood rekey)
 

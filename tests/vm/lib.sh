@@ -29,7 +29,12 @@ VM_BOOT_TIMEOUT=${VM_BOOT_TIMEOUT:-120}	# s; TCG on a busy machine
 # tests/vm/image.sh makes.  VM_QEMU_ARGS: more arguments for qemu (an array;
 # the router benchmark's counting plugin).  VM_NIC: the guest NIC's qemu
 # model (MIPS: pcnet, the default, or virtio-net-pci; amd64: virtio-net-pci).
+# VM_SMP: the guest's CPUs (qemu -smp; default 1).  VM_GWGD_THREADS: the
+# guest's wgd runs with --threads N (empty: without the option, wgd's
+# default).
 VM_ARCH=${VM_ARCH:-amd64}
+VM_SMP=${VM_SMP:-1}
+VM_GWGD_THREADS=${VM_GWGD_THREADS:-}
 [ -n "${VM_QEMU_ARGS+x}" ] || VM_QEMU_ARGS=()
 # Guest programs by path: busybox's sh runs its own applets before PATH.
 if [ "$VM_ARCH" = mipsel ] || [ "$VM_ARCH" = mips ]; then
@@ -142,15 +147,16 @@ vm_mips_wgd() {
 	fi
 }
 
-# vm_gwgd_start IF: a guest script that starts /usr/local/bin/wgd as IF in
-# the foreground of a background job, its PID in /run/wgd-IF.pid, its exit
-# status (once it ends) in /run/wgd-IF.rc, its log appended to
+# vm_gwgd_start IF [THREADS]: a guest script that starts /usr/local/bin/wgd
+# as IF in the foreground of a background job (with --threads THREADS, by
+# default VM_GWGD_THREADS's, when not empty), its PID in /run/wgd-IF.pid,
+# its exit status (once it ends) in /run/wgd-IF.rc, its log appended to
 # /run/wgd-IF.log, and waits (at most 30 s) until wg can talk to it.
 vm_gwgd_start() {
-	local f=/run/wgd-$1
+	local f=/run/wgd-$1 t=${2-$VM_GWGD_THREADS}
 	cat <<-EOF
 	rm -f $f.rc
-	(set +e; sh -c 'echo \$\$ >$f.pid; exec env LOG_LEVEL=info /usr/local/bin/wgd -f $1'; echo \$? >$f.rc) </dev/null >>$f.log 2>&1 &
+	(set +e; sh -c 'echo \$\$ >$f.pid; exec env LOG_LEVEL=info /usr/local/bin/wgd -f ${t:+--threads $t }$1'; echo \$? >$f.rc) </dev/null >>$f.log 2>&1 &
 	i=0
 	until [ -S /run/wireguard/$1.sock ] && wg show $1 >/dev/null 2>&1; do
 		[ ! -e $f.rc ] || { echo "wgd -f $1 exited with status \$(cat $f.rc)"; tail -n 20 $f.log; exit 1; }
@@ -221,7 +227,7 @@ vm_boot() {
 	local t0=$SECONDS
 	local model=${VM_NIC:-virtio-net-pci}
 	[ "$VM_ARCH" = amd64 ] || model=${VM_NIC:-pcnet}
-	nt_bg "$HNS" "${qemu[@]}" -nographic -m "$VM_MEM" -smp 1 -no-reboot \
+	nt_bg "$HNS" "${qemu[@]}" -nographic -m "$VM_MEM" -smp "$VM_SMP" -no-reboot \
 		-kernel "$KERNEL" -initrd "$INITRD" -append "console=ttyS0 panic=-1 loglevel=6" \
 		-serial "file:$NT_TMP/console.log" \
 		-chardev "socket,id=cmd,path=$VM_SOCK,server=on,wait=off" -serial chardev:cmd \
@@ -237,6 +243,9 @@ vm_boot() {
 		nt_fail "the guest did not answer on its command channel within ${VM_BOOT_TIMEOUT}s"
 	fi
 	nt_ok "guest ($KVER) booted in $((SECONDS - t0)) s, qemu pid $VM_QEMU"
+	# -smp N: the kernel must bring up N CPUs, or the threads run on one
+	[ "$VM_SMP" = 1 ] || vm_g_ok 10 "[ \$(cat /sys/devices/system/cpu/online) = 0-$((VM_SMP - 1)) ]" \
+		"the guest's CPUs online are '$(vm_g 5 "cat /sys/devices/system/cpu/online")', not 0-$((VM_SMP - 1)) (-smp $VM_SMP)"
 	vm_g_ok 10 "test -d /sys/module/wireguard && test -e /sys/class/net/eth0" \
 		"the guest has no wireguard module or no eth0 (see $NT_TMP/console.log)"
 	# Until then the kernel's WireGuard drops handshake messages.
@@ -336,12 +345,16 @@ vm_hfield() { vm_dump_host | awk -v n="$1" '{ print $n }'; }
 vm_gfield() { vm_dump_guest | awk -v n="$1" '{ print $n }'; }
 
 # vm_hping DST [PING-ARGS...]: one echo from the host namespace within three
-# tries of 3 s (the first may wait for a handshake).
+# tries of 3 s (the first may wait for a handshake; one that an ICMP
+# unreachable ends at once, the daemon's peer having no endpoint yet, still
+# takes its 3 s).
 vm_hping() {
-	local dst=$1 i
+	local dst=$1 i t0
 	shift
 	for ((i = 0; i < 3; i++)); do
+		t0=$SECONDS
 		vm_h ping -q -c 1 -W 3 "$@" "$dst" >/dev/null 2>&1 && return 0
+		[ $((SECONDS - t0)) -ge 3 ] || sleep $((3 - (SECONDS - t0)))
 	done
 	return 1
 }

@@ -16,6 +16,10 @@
 #
 #   tests/vm/mips.sh ROLE [SCENARIO...]     (default: every scenario)
 #
+# MIPS_VM_SMP=N: the guest has N CPUs (qemu -smp N; default 1);
+# MIPS_VM_THREADS=N: the guest's wgd runs with --threads N, and the test
+# checks that it has N - 1 worker threads and that they did work under
+# iperf3 (issue 22).
 # MIPS_VM_BDIR: where the guest's wgd is built (configured on first use;
 # default build-mips-vm in the tree).  Each scenario starts from vm_reset
 # (both sides freshly configured, no session) and runs in a subshell
@@ -26,6 +30,7 @@
 ROLE=${1:-wgd}
 shift || true
 export VM_ARCH=${MIPS_VM_ARCH:-mipsel} VM_GUEST_WG=wgd
+export VM_SMP=${MIPS_VM_SMP:-1} VM_GWGD_THREADS=${MIPS_VM_THREADS:-}
 VM_HWHO="the host's $ROLE"
 VM_GWHO="the guest's wgd"
 . "$(dirname "$0")/lib.sh"
@@ -83,6 +88,27 @@ mv_hwm() {
 	vm_g 10 "awk '/^VmHWM:/ { print \$2 }' /proc/\$(cat /run/wgd-wg0.pid)/status"
 }
 
+# The guest's wgd's worker threads (wgd names them wgd-work/N), one line
+# each: "NAME TICKS", TICKS its user and system time in clock ticks.
+mv_workers() {
+	vm_g 10 "for t in /proc/\$(cat /run/wgd-wg0.pid)/task/*; do read -r c <\$t/comm
+		case \$c in wgd-work/*) set -- \$(sed 's/^.*) //' \$t/stat); echo \$c \$((\${12} + \${13})) ;; esac; done"
+}
+
+# With MIPS_VM_THREADS=N: the guest's wgd has N - 1 workers, and (after
+# traffic, WHEN given) each has run.
+mv_workers_check() {
+	local w n
+	[ -n "$VM_GWGD_THREADS" ] || return 0
+	w=$(mv_workers) || nt_fail "cannot read the guest wgd's threads"
+	n=$(printf '%s' "$w" | grep -c .)
+	[ "$n" = $((VM_GWGD_THREADS - 1)) ] ||
+		nt_fail "the guest's wgd --threads $VM_GWGD_THREADS has $n worker threads: $(echo $w)"
+	[ -z "${1:-}" ] || ! printf '%s\n' "$w" | awk '$2 == 0 { bad = 1 } END { exit !bad }' ||
+		nt_fail "a worker of the guest's wgd did not run $1: $(echo $w) (name, ticks)"
+	nt_log "the guest's wgd on $VM_GWGD_THREADS threads (${VM_SMP} CPUs): workers (name, ticks) $(echo $w)"
+}
+
 # iperf3 through the tunnel, MV_BYTES each way, the receiving side always
 # the client (-R), whose count is exact: the host to the guest over inner
 # IPv4, the guest to the host over inner IPv6.  Each side's WireGuard
@@ -111,11 +137,12 @@ sc_iperf-bytes() {
 		nt_fail "$VM_GWHO received $((rx1 - rx0)) bytes from its peer for $MV_BYTES of payload"
 	[ $((tx1 - tx0)) -ge "$MV_BYTES" ] ||
 		nt_fail "$VM_GWHO sent $((tx1 - tx0)) bytes to its peer for $MV_BYTES of payload"
+	mv_workers_check "under iperf3"
 	hwm=$(mv_hwm) && [ -n "$hwm" ] || nt_fail "cannot read the guest wgd's VmHWM"
 	if [ "$hwm" -le "$MV_HWM_BAR" ]; then
-		nt_log "the guest's wgd: VmHWM $hwm kB after iperf3 both ways (NIC ${VM_NIC:-pcnet}): within issue 11's bar of $MV_HWM_BAR kB"
+		nt_log "the guest's wgd: VmHWM $hwm kB after iperf3 both ways (NIC ${VM_NIC:-pcnet}, threads ${VM_GWGD_THREADS:-default}): within issue 11's bar of $MV_HWM_BAR kB"
 	else
-		nt_log "the guest's wgd: VmHWM $hwm kB after iperf3 both ways (NIC ${VM_NIC:-pcnet}): OVER issue 11's bar of $MV_HWM_BAR kB"
+		nt_log "the guest's wgd: VmHWM $hwm kB after iperf3 both ways (NIC ${VM_NIC:-pcnet}, threads ${VM_GWGD_THREADS:-default}): OVER issue 11's bar of $MV_HWM_BAR kB"
 	fi
 	[ -z "$MV_HWM_MAX" ] || [ "$hwm" -le "$MV_HWM_MAX" ] ||
 		nt_fail "the guest's wgd peaked at $hwm kB (MIPS_VM_HWM_MAX is $MV_HWM_MAX kB)"
@@ -187,6 +214,7 @@ sc_nc-bytes() {
 		nt_fail "$VM_GWHO received $((rx1 - rx0)) bytes from its peer for $MV_BYTES of payload"
 	[ $((tx1 - tx0)) -ge "$MV_BYTES" ] ||
 		nt_fail "$VM_GWHO sent $((tx1 - tx0)) bytes to its peer for $MV_BYTES of payload"
+	mv_workers_check "under nc"
 	hwm=$(mv_hwm) && [ -n "$hwm" ] || nt_fail "cannot read the guest wgd's VmHWM"
 	nt_log "the guest's wgd: VmHWM $hwm kB after nc both ways (NIC ${VM_NIC:-pcnet}; issue 11's bar $MV_HWM_BAR kB)"
 	[ -z "$MV_HWM_MAX" ] || [ "$hwm" -le "$MV_HWM_MAX" ] ||
@@ -477,4 +505,5 @@ fi
 VM_SETTLE=mv_settle
 vm_boot "$ROLE"
 vm_g_ok 10 "test -d /proc/self/ns && test -e /proc/self/ns/net" "the guest kernel has no network namespaces"
+mv_workers_check
 vm_run "${want[@]}"

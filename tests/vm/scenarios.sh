@@ -59,6 +59,34 @@ sc_preshared-key() {
 	nt_ok "a mismatched preshared key makes no session, a matching one does"
 }
 
+# A preshared key rotated one side at a time, the daemon first: the kernel's
+# set_peer only stores a new key, and so must the daemon, so that the side
+# that changed keeps sending on the live session until its next rekey
+# (doc/protocol.md section 7).  No new handshake on either side when either
+# changes.
+sc_psk-rotation() {
+	local psk psk2 hs gs ms
+	psk=$(wg genpsk) && psk2=$(wg genpsk) || nt_fail "wg genpsk"
+	printf '%s\n' "$psk" >"$NT_TMP/psk"
+	printf '%s\n' "$psk2" >"$NT_TMP/psk2"
+	nt_wg "$HIF" set "$HIF" peer "$GPUB" preshared-key "$NT_TMP/psk" || nt_fail "wg set preshared-key"
+	vm_g_ok 10 "echo $psk >/run/psk && wg set wg0 peer $HPUB preshared-key /run/psk" "guest psk"
+	vm_both_ways "with the first preshared key"
+	hs=$(vm_hfield 5)
+	gs=$(vm_gfield 5)
+	nt_wg "$HIF" set "$HIF" peer "$GPUB" preshared-key "$NT_TMP/psk2" || nt_fail "wg set preshared-key"
+	ms=$(vm_first_reply_ms host "$GIN4" 5)
+	[ -n "$ms" ] || nt_fail "no echo within 5 s once $VM_HWHO alone changed its preshared key"
+	[ "$ms" -le 1000 ] || nt_fail "echo ${ms} ms after $VM_HWHO alone changed its preshared key (bar: 1000 ms)"
+	vm_both_ways "once $VM_HWHO alone changed its preshared key"
+	vm_g_ok 10 "echo $psk2 >/run/psk && wg set wg0 peer $HPUB preshared-key /run/psk" "guest psk"
+	vm_both_ways "once both changed their preshared key"
+	[ "$(vm_hfield 2)" = "$psk2" ] || nt_fail "$VM_HWHO does not show the new preshared key"
+	[ "$(vm_hfield 5)" = "$hs" ] && [ "$(vm_gfield 5)" = "$gs" ] ||
+		nt_fail "a new handshake ($VM_HWHO $hs -> $(vm_hfield 5), $VM_GWHO $gs -> $(vm_gfield 5)): the session must run to its rekey"
+	nt_ok "preshared key changed on $VM_HWHO, then on $VM_GWHO: first echo after ${ms} ms, the same session throughout"
+}
+
 # Full-size packets (inner MTU 1420, outer 1500) with DF, both ways, over
 # IPv4 and IPv6 outside: 1420 inside is 1480 + 20 outside over IPv4 and
 # exactly 1500 over IPv6.

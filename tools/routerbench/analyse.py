@@ -4,12 +4,14 @@
 
   analyse.py DIR BYTES [--detail N] [--check]
 
-DIR holds, for each MODE (plain, kernel, wgd) and DIRECTION (send, recv:
-the guest sends or receives):
+DIR holds, for each MODE (plain, kernel, wgd, and wgd-tN for wgd on N
+threads: routerbench -t) and DIRECTION (send, recv: the guest sends or
+receives):
   MODE-DIRECTION.count   the plugin's window (tools/routerbench/count.c)
   MODE-DIRECTION.json    iperf3 -J of the guest's client
 and kallsyms (the guest's text symbols), modules (its /proc/modules),
-wgd-hwm (wgd's VmHWM in kB, or nothing).  Rounds after the first (routerbench
+wgd-hwm (wgd's VmHWM in kB, or nothing; wgd-tN-hwm on N threads).  Rounds
+after the first (routerbench
 -r) have the same files with .rK before the extension (wgd-hwm.rK): each
 round's totals and ratio are listed, with the medians; the other tables are
 the first round's.
@@ -20,17 +22,21 @@ by column).  Columns: user space; the kernel image (kseg0); the WireGuard
 modules (wireguard and the crypto and UDP-tunnel modules it pulls in); the
 other modules (tun, pcnet32, mii).  Then, with --detail, the kernel
 functions that differ most between wgd and the kernel's WireGuard, and the
-calls of the functions that say how the I/O batches.
+calls of the functions that say how the I/O batches.  With wgd-tN, a table
+of wgd on N threads against wgd on one, each round and the median:
+instructions per byte beyond plain TCP, emulated throughput, peak RSS.
 
 --check (the smoke test, tests/vm/meson.build): exit 1 unless the split is
 plausible: beyond plain TCP, the kernel's WireGuard runs its crypto in its
 modules (10-60 instructions per byte there, under 3 in user space) and wgd
 in user space (10-80 there, under 3 in the WireGuard modules), in both
 directions; each further round costs each tunnel at least 10 instructions
-per byte beyond plain TCP; and wgd's peak RSS is known.
+per byte beyond plain TCP; and wgd's peak RSS is known; wgd-tN's split as
+wgd's.
 """
 
 import bisect
+import glob
 import json
 import os
 import subprocess
@@ -248,11 +254,18 @@ def median(v):
     return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
 
 
+def thread_modes(d):
+    """The wgd-tN modes of the run (routerbench -t), by N."""
+    found = glob.glob(os.path.join(d, "wgd-t*-send.count"))
+    modes = [os.path.basename(f)[:-len("-send.count")] for f in found]
+    return sorted(modes, key=lambda m: int(m[len("wgd-t"):]))
+
+
 def load_round(d, direction, k, syms):
     """Round k's runs in one direction: mode -> (totals, blocks, split, Mbit/s)."""
     sfx = "" if k == 1 else ".r%d" % k
     runs = {}
-    for mode in ("plain", "kernel", "wgd"):
+    for mode in ("plain", "kernel", "wgd") + tuple(thread_modes(d)):
         tot, tbs = read_window(os.path.join(d, "%s-%s%s.count" % (mode, direction, sfx)))
         runs[mode] = (tot, tbs, split(tot, tbs, syms),
                       mbit(os.path.join(d, "%s-%s%s.json" % (mode, direction, sfx))))
@@ -281,6 +294,40 @@ def print_rounds(d, nbytes, direction, title, rounds, syms):
     # each tunnel costs its crypto beyond plain TCP, in every round
     return ["%s, round %d: the kernel's WireGuard %.2f, wgd %.2f instructions/byte beyond plain TCP" %
             (title, row[0], row[1], row[2]) for row in rows if not (row[1] >= 10 and row[2] >= 10)]
+
+
+def read_hwm(d, mode, k):
+    """MODE's peak RSS in round k, in kB, or None."""
+    try:
+        return int(open(os.path.join(d, "%s-hwm%s" % (mode, "" if k == 1 else ".r%d" % k))).read())
+    except (OSError, ValueError):
+        return None
+
+
+def print_threads(d, nbytes, direction, title, rounds, syms, mode):
+    """wgd on N threads (mode wgd-tN) against wgd on one, each round and the
+    median: instructions per byte beyond plain TCP, emulated Mbit/s, and the
+    peak RSS.  Returns what --check finds implausible."""
+    n = int(mode[len("wgd-t"):])
+    rows = []
+    for k in range(1, rounds + 1):
+        r = load_round(d, direction, k, syms)
+        one = (r["wgd"][0]["total"] - r["plain"][0]["total"]) / nbytes
+        many = (r[mode][0]["total"] - r["plain"][0]["total"]) / nbytes
+        rows.append((k, one, many, many / one, r["wgd"][3], r[mode][3], r[mode][3] / r["wgd"][3]))
+    print("\n%s: wgd on %d threads against one thread, in the same boot (issue 22's bar: at most 1.05x"
+          " the instructions per byte)" % (title, n))
+    print("| round | instructions/byte beyond plain, 1 thread | %d threads | ratio |"
+          " Mbit/s 1 thread (emulated) | %d threads | ratio |" % (n, n))
+    print("|---|---|---|---|---|---|---|")
+    for row in rows:
+        print("| %d | %.2f | %.2f | %.3fx | %.1f | %.1f | %.2fx |" % row)
+    med = tuple(median([row[i] for row in rows]) for i in range(1, 7))
+    print("| median | %.2f | %.2f | %.3fx | %.1f | %.1f | %.2fx |" % med)
+    print("%s: wgd on %d threads costs %.3fx the instructions per byte of one thread (median): %s" % (
+        title, n, med[2], "within issue 22's 1.05x" if med[2] <= 1.05 else "OVER issue 22's 1.05x"))
+    return ["%s, %s round %d: %.2f instructions/byte beyond plain TCP" % (title, mode, row[0], row[2])
+            for row in rows if row[2] < 10]
 
 
 def main():
@@ -319,9 +366,12 @@ def main():
                 hwm = v
         except (OSError, ValueError):
             pass
+    tmodes = thread_modes(d)
     for direction, title in (("send", "guest sends"), ("recv", "guest receives")):
         if rounds > 1:
             bad += print_rounds(d, nbytes, direction, title, rounds, syms)
+        for mode in tmodes:
+            bad += print_threads(d, nbytes, direction, title, rounds, syms, mode)
         runs = load_round(d, direction, 1, syms)
         print("\n%s (iperf3 -n %d in the guest%s): guest instructions per byte of TCP payload" %
               (title, nbytes, "" if direction == "send" else " -R"))
@@ -331,7 +381,8 @@ def main():
         print("| plain TCP (absolute) | %.2f | %.2f | %.2f | %.2f | %.2f | | %.1f |" % (
             p[0]["total"] / nbytes, *(p[2][k] / nbytes for k in COLUMNS), p[3]))
         ref = None
-        for mode, label in (("kernel", "the kernel's WireGuard, beyond plain"), ("wgd", "wgd, beyond plain")):
+        for mode, label in (("kernel", "the kernel's WireGuard, beyond plain"), ("wgd", "wgd, beyond plain")) + \
+                tuple((m, "wgd on %s threads, beyond plain" % m[len("wgd-t"):]) for m in tmodes):
             r = runs[mode]
             tot = (r[0]["total"] - p[0]["total"]) / nbytes
             cols = [(r[2][k] - p[2][k]) / nbytes for k in COLUMNS]
@@ -389,6 +440,14 @@ def main():
         print("\nwgd in the guest: peak RSS (VmHWM) %s kB" % hwm)
     elif check:
         bad.append("no peak RSS of wgd")
+    for mode in tmodes:
+        v = [read_hwm(d, mode, k) for k in range(1, rounds + 1)]
+        v = [x for x in v if x is not None]
+        if v:
+            print("wgd on %s threads in the guest: peak RSS (VmHWM) %d kB (issue 22's bar: 2,560 kB)" % (
+                mode[len("wgd-t"):], max(v)))
+        elif check:
+            bad.append("no peak RSS of %s" % mode)
     if check:
         for b in bad:
             print("check: implausible: " + b)

@@ -6,7 +6,12 @@
 # "proto wireguard" (interface: private_key, listen_port, addresses, mtu,
 # fwmark, ip6prefix, nohostroute; sections of type wireguard_<interface>:
 # disabled, public_key, preshared_key, allowed_ips, route_allowed_ips,
-# endpoint_host, endpoint_port, persistent_keepalive).
+# endpoint_host, endpoint_port, persistent_keepalive), and wgd's own
+# "threads" on the interface: the daemon seals and opens on that many
+# threads (wgd --threads N; unset: wgd's default).  The daemon cannot change
+# it while it runs: a new value applies when netifd restarts the interface
+# ("ubus call network reload" does, the option being declared; ifup too),
+# not on renew.
 #
 # The device is named after the interface.  netifd runs "wgd -f NAME" as the
 # interface's process (proto_run_command): wgd creates the TUN device and its
@@ -39,6 +44,7 @@ proto_wgd_init_config() {
 	proto_config_add_array "addresses"
 	proto_config_add_array "ip6prefix"
 	proto_config_add_boolean "nohostroute"
+	proto_config_add_int "threads"
 	available=1
 	no_device=1
 	renew_handler=1
@@ -184,11 +190,14 @@ wgd_read_config() {
 		wgd_fail "$config" $early ${WGD_ERROR%% *} "${WGD_ERROR#* }: not a base64 WireGuard key"
 }
 
-# The processes "$WGD_BIN -f $1" (wgd_start; "-f --user root $1" from the
+# The processes "$WGD_BIN -f $1" or "$WGD_BIN -f --threads N $1" (wgd_start,
+# with any N: the option may have changed since; "-f --user root $1" from the
 # handler of an earlier package) that this netifd did not start: left running
 # by a netifd that died (SIGKILL, a crash; procd starts a new one), they hold
 # the device and the socket.  Matched by command line and executable (also
-# one replaced since, by an upgrade).
+# one replaced since, by an upgrade); a wgd started by hand for the same
+# device, with other options, is not one (the setup then fails with
+# DEVICE_EXISTS).
 wgd_strays() {
 	local p bin exe comm
 	bin=$(readlink -f "$WGD_BIN")
@@ -197,6 +206,7 @@ wgd_strays() {
 		{ read -r comm < "$p/comm"; } 2>/dev/null && [ "$comm" = "${bin##*/}" ] || continue
 		case "$(tr '\0' ' ' 2>/dev/null < "$p/cmdline")" in
 		"$WGD_BIN -f $1 " | "$WGD_BIN -f --user root $1 ") ;;
+		"$WGD_BIN -f --threads "[1-9]" $1 " | "$WGD_BIN -f --threads "[1-9][0-9]" $1 ") ;;
 		*) continue ;;
 		esac
 		exe=$(readlink "$p/exe")
@@ -227,22 +237,29 @@ wgd_stop_strays() {
 	done
 }
 
-# Starts "wgd -f NAME" as netifd's process of the interface and waits until
-# it answers on its socket.  wgd changes to the user wgd once its device and
+# Starts "wgd -f [--threads N] NAME" as netifd's process of the interface
+# and waits until it answers on its socket.  wgd changes to the user wgd once its device and
 # socket exist, before this script configures it, keeping CAP_NET_ADMIN
 # alone; a listen_port below 1024, set only then, is bound by its privileged
 # monitor (wgd(8), PRIVILEGES), so no port needs root.
 wgd_start() {
-	local config="$1" sock i=0
+	local config="$1" sock threads why i=0
 
 	# What would make wgd exit at once, named before it starts (netifd ends
-	# this script when the daemon exits during the setup).
+	# this script when the daemon exits during the setup).  The number of
+	# threads is checked by wgd itself, which parses its options in order
+	# and stops at --version.
 	[ -c /dev/net/tun ] ||
 		wgd_fail "$config" block NO_TUN "/dev/net/tun is missing (kmod-tun)"
+	config_get threads "$config" threads
+	[ -z "$threads" ] || why=$("$WGD_BIN" --threads "$threads" --version 2>&1 >/dev/null) ||
+		wgd_fail "$config" block INVALID_THREADS "threads '$threads': ${why#*": --threads $threads: "}"
+	# without leading zeros, as wgd_strays matches it
+	threads=${threads#"${threads%%[!0]*}"}
 	wgd_stop_strays "$config"
 	[ ! -e "/sys/class/net/$config" ] ||
 		wgd_fail "$config" block DEVICE_EXISTS "a network device $config exists already"
-	proto_run_command "$config" "$WGD_BIN" -f "$config"
+	proto_run_command "$config" "$WGD_BIN" -f ${threads:+--threads "$threads"} "$config"
 	# wgd answers on its socket once the TUN device exists (10 s).  Answers,
 	# not the socket file: a daemon killed with SIGKILL leaves its file
 	# behind until the new one replaces it.
