@@ -50,7 +50,7 @@
 #define PRIVSEP_FD_ASYNC 4
 
 /* The largest text: a configuration file's limit (daemon/config/conffile.c). */
-#define PRIVSEP_TEXT_MAX (1u << 20)
+#define PRIVSEP_TEXT_MAX (4u << 20)
 #define PRIVSEP_ERR_LEN 256
 /* The control socket's path: sizeof(sockaddr_un.sun_path). */
 #define PRIVSEP_SOCKET_PATH_MAX 108

@@ -261,6 +261,13 @@ static int bringup_save(struct bringup *b)
 
 /* ---- reload ---- */
 
+/* What wg warns about in a file and takes anyway, logged. */
+static void bringup_file_warning(void *ctx, const char *name, unsigned int line, const char *what)
+{
+	(void)ctx;
+	log_error("warning: %s:%u: %s", name, line, what);
+}
+
 /*
  * The file as root reads it: the monitor reads it (the daemon may not), keeps
  * its wg-quick keys for the hooks and DNS it runs from now on, and hands
@@ -297,6 +304,7 @@ static void bringup_reload_file(struct bringup *b)
 	int ret;
 
 	conffile_init(&next);
+	next.warn = bringup_file_warning;
 	config_device_init(&set);
 	ret = bringup_read(b, &next, err, sizeof(err));
 	if (ret < 0) {
@@ -384,6 +392,7 @@ int bringup_load(struct bringup **out, const char *path, char *err, size_t errle
 		return -ENOMEM;
 	}
 	conffile_init(&b->cf);
+	b->cf.warn = bringup_file_warning;
 	ret = conffile_load(&b->cf, path, CONFFILE_QUICK, &mode, err, errlen);
 	if (ret < 0) {
 		free(b);

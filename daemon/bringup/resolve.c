@@ -12,7 +12,12 @@ int resolve_endpoint(const char *host, uint16_t port, union config_endpoint *out
 		.ai_family = AF_UNSPEC,
 		.ai_socktype = SOCK_DGRAM,
 		.ai_protocol = IPPROTO_UDP,
-		.ai_flags = AI_ADDRCONFIG | AI_NUMERICSERV,
+		/* No AI_ADDRCONFIG: it refuses a family the host has no
+		 * address of yet (an IPv6-only uplink, a boot before DHCP),
+		 * so a name with only A records failed as a temporary error
+		 * where wg(8) takes it.  The resolver's RFC 6724 order still
+		 * puts a reachable family first. */
+		.ai_flags = AI_NUMERICSERV,
 	};
 	struct addrinfo *res, *ai;
 	char service[6];

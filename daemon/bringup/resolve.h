@@ -14,8 +14,9 @@
 /*
  * host (a name, or a numeric address with an optional IPv6 "%scope") and
  * port (host order) to an endpoint, as wg(8) resolves one: getaddrinfo()
- * for UDP with AF_UNSPEC and AI_ADDRCONFIG (no family the host has no
- * address of), and the first answer taken, in the resolver's own order
+ * for UDP with AF_UNSPEC and without AI_ADDRCONFIG (an address of a
+ * family the host has no address of yet is taken: the network may come up
+ * later), and the first answer taken, in the resolver's own order
  * (RFC 6724, /etc/gai.conf) -- no IPv4 preference of our own.  Returns 0;
  * or -EAGAIN when the failure is temporary (EAI_AGAIN: try again later),
  * -ENOENT when the name has no address, -ENOMEM, -errno of EAI_SYSTEM,

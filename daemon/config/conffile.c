@@ -10,8 +10,9 @@
  * of the text into a buffer of its own; conffile_load() wipes the text.
  *
  * wg(8) removes all whitespace from a line, wg-quick(8) only around the key
- * and the value; we do the latter (hooks keep their inner spaces) and split
- * lists at commas and whitespace, which accepts every file either accepts.
+ * and the value; we do the latter, and the former in section headers and
+ * in the names and single values of wg's keys (hooks keep their inner
+ * spaces); lists are split at commas and whitespace.
  */
 #include "daemon/config/conffile.h"
 
@@ -30,77 +31,7 @@
 #include "crypto/util.h"
 #include "daemon/config/span.h"
 
-#define CONFFILE_MAX (1u << 20)
-
 const char *conffile_rt_tables = "/etc/iproute2/rt_tables";
-
-/* ---- base64 of keys, in constant time ---- */
-
-/* 'A'..'Z', 'a'..'z', '0'..'9', '+', '/': 0..63 */
-static const struct span_ct_range b64_digits[] = {
-	{ 'A', 'Z', -'A' }, { 'a', 'z', 26 - 'a' }, { '0', '9', 52 - '0' },
-	{ '+', '+', 62 - '+' }, { '/', '/', 63 - '/' },
-};
-
-bool conffile_key_from_base64(uint8_t key[CONFIG_KEY_LEN], const char *b64, size_t len)
-{
-	uint32_t bad = 0, acc = 0;
-	size_t out = 0;
-
-	/* 32 bytes are 43 characters (258 bits, the last 2 zero) and one '='.
-	 * The length and the '=' are public. */
-	if (len != 44 || b64[43] != '=') {
-		crypto_wipe(key, CONFIG_KEY_LEN);
-		return false;
-	}
-	for (size_t i = 0; i < 43; i++) {
-		acc = (acc << 6) | span_ct_value((uint8_t)b64[i], b64_digits, 5, &bad);
-		if (i % 4 == 3) {
-			key[out++] = (uint8_t)(acc >> 16);
-			key[out++] = (uint8_t)(acc >> 8);
-			key[out++] = (uint8_t)acc;
-			acc = 0;
-		}
-	}
-	/* Three characters left: 18 bits, 16 of key and 2 that must be 0. */
-	key[out++] = (uint8_t)(acc >> 10);
-	key[out] = (uint8_t)(acc >> 2);
-	bad |= (acc | acc >> 1) & 1;
-	/* Invalid input leaves zeros, by mask, as uapi_key_from_hex(). */
-	for (size_t i = 0; i < CONFIG_KEY_LEN; i++)
-		key[i] &= (uint8_t)(bad - 1);
-	return !bad;
-}
-
-/* 1 when a <= b, else 0, without a branch; a, b < 2^31. */
-static uint32_t ct_le(uint32_t a, uint32_t b)
-{
-	return ((b - a) >> 31) ^ 1;
-}
-
-/* The base64 character of a 6-bit value v: 'A' + v, moved by each class
- * boundary v has passed ('a' - 26 - 'A' = 6, '0' - 52 - ('a' - 26) = -75,
- * '+' - 62 - ('0' - 52) = -15, '/' - 63 - ('+' - 62) = 3). */
-static char b64_char(uint32_t v)
-{
-	return (char)('A' + v + 6 * ct_le(26, v) - 75 * ct_le(52, v) -
-		      15 * ct_le(62, v) + 3 * ct_le(63, v));
-}
-
-void conffile_key_to_base64(char out[45], const uint8_t key[CONFIG_KEY_LEN])
-{
-	/* Character j is bits 6j..6j+5 of the key (then two zero bits), read
-	 * from the 16 bits of its first byte and the next: the indices are
-	 * public, only the values are secret. */
-	for (size_t j = 0; j < 43; j++) {
-		size_t i = 6 * j / 8;
-		uint32_t w = (uint32_t)key[i] << 8 | (i + 1 < CONFIG_KEY_LEN ? key[i + 1] : 0);
-
-		out[j] = b64_char((w >> (10 - 6 * j % 8)) & 63);
-	}
-	out[43] = '=';
-	out[44] = '\0';
-}
 
 /* ---- the model ---- */
 
@@ -311,15 +242,151 @@ static int strv_add(char ***v, size_t *n, struct span s)
 	return nv[*n] ? (int)(++*n, 0) : -ENOMEM;
 }
 
-/* Address, DNS or AllowedIPs: every item of v.  An empty AllowedIPs is a
- * peer without any, as wg(8) takes it; the others need one at least. */
+static void pwarn(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A warning through cf->warn, if set. */
+static void pwarn(struct parser *p, const char *fmt, ...)
+{
+	char what[128];
+	va_list ap;
+
+	if (!p->cf->warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	p->cf->warn(p->cf->warn_ctx, p->name, p->line, what);
+}
+
+static bool has_space(struct span s)
+{
+	for (size_t i = 0; i < s.len; i++)
+		if (is_space(s.p[i]))
+			return true;
+	return false;
+}
+
+/* s without its whitespace, in buf (len bytes); false if it does not fit. */
+static bool squeeze(struct span s, char *buf, size_t len, struct span *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s.len; i++) {
+		if (is_space(s.p[i]))
+			continue;
+		if (n == len)
+			return false;
+		buf[n++] = s.p[i];
+	}
+	*out = (struct span){ buf, n };
+	return true;
+}
+
+/* wg's keys, not wg-quick's: wg drops all whitespace from their lines. */
+static bool is_wg_key(unsigned int k)
+{
+	return k <= K_FWMARK || (k >= K_PUBLIC_KEY && k < K_COUNT);
+}
+
+/* The key (or section, first..end-1) that name is: as written, or with its
+ * whitespace dropped as wg drops it ("Public Key", "[ Peer ]"), for wg's
+ * keys and the sections.  The copy is wiped: the name of an unknown key
+ * may run into a key ("PrivateKey <key>"). */
+static unsigned int name_of(struct span name, unsigned int first, unsigned int end)
+{
+	char buf[24];
+	struct span sq;
+	unsigned int k = find_name(name, first, end);
+
+	if (k == end && has_space(name) && squeeze(name, buf, sizeof(buf), &sq)) {
+		k = find_name(sq, first, end);
+		if (end == K_COUNT && k < K_COUNT && !is_wg_key(k))
+			k = K_COUNT;
+	}
+	crypto_wipe(buf, sizeof(buf));
+	return k;
+}
+
+/* A ListenPort given as a service name (a word), as wg takes one: its UDP
+ * port from the services database; false if there is none. */
+static bool service_port(struct span v, uint64_t *port)
+{
+	const struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_DGRAM,
+					.ai_flags = AI_PASSIVE };
+	struct addrinfo *res;
+	char buf[64];
+
+	if (!v.len || (v.p[0] | 0x20) < 'a' || (v.p[0] | 0x20) > 'z' ||
+	    !span_copy(buf, sizeof(buf), v) || getaddrinfo(NULL, buf, &hints, &res) != 0)
+		return false;
+	*port = ntohs(((const struct sockaddr_in *)res->ai_addr)->sin_port);
+	freeaddrinfo(res);
+	return true;
+}
+
+/* One AllowedIPs prefix, masked: with wg's warning when it had host bits. */
+static int add_allowedip(struct parser *p, struct span item)
+{
+	struct config_allowedip aip = { 0 };
+	uint8_t raw[16];
+
+	aip.family = (uint8_t)span_prefix(item, false, aip.addr, &aip.cidr);
+	if (aip.family == AF_UNSPEC)
+		return BAD;
+	memcpy(raw, aip.addr, sizeof(raw));
+	config_allowedip_mask(&aip);
+	if (memcmp(raw, aip.addr, sizeof(raw)) != 0)
+		pwarn(p, "AllowedIP has nonzero host part: %.*s", SHOW(item));
+	return config_peer_add_allowedip(&p->cf->dev.peers[p->cf->dev.peers_len - 1], &aip);
+}
+
+/*
+ * AllowedIPs: prefixes separated by commas, as wg reads them, or by
+ * whitespace.  Whitespace inside a prefix ("10.0.0.0 /8") is dropped, as
+ * wg drops it, when the whole then reads as one prefix.  An empty item
+ * ("a,", "a,,b") is an error, as for wg.
+ */
+static int parse_allowedips(struct parser *p, struct span v)
+{
+	char buf[INET6_ADDRSTRLEN + 4];
+	const struct span all = v;
+	int ret = 0;
+
+	for (bool more = true; !ret && more;) {
+		const char *comma = memchr(v.p, ',', v.len);
+		struct span chunk = trim((struct span){ v.p, comma ? (size_t)(comma - v.p) : v.len });
+		struct span one, item;
+
+		more = comma != NULL;
+		if (more)
+			v = (struct span){ comma + 1, v.len - (size_t)(comma + 1 - v.p) };
+		if (chunk.len == 0) {
+			p->bad = all;
+			return BAD;
+		}
+		if (has_space(chunk) && squeeze(chunk, buf, sizeof(buf), &one) &&
+		    span_prefix(one, false, (uint8_t[16]){ 0 }, &(uint8_t){ 0 }) != AF_UNSPEC) {
+			ret = add_allowedip(p, one);
+			continue;
+		}
+		while (!ret && next_item(&chunk, &item)) {
+			p->bad = item;
+			ret = add_allowedip(p, item);
+		}
+	}
+	return ret;
+}
+
+/* Address or DNS: every item of v, at least one. */
 static int parse_list(struct parser *p, enum conf_text k, struct span v)
 {
 	struct conffile *cf = p->cf;
 	struct span item;
-	bool any = k == K_ALLOWED_IPS;
+	bool any = false;
 	int ret = 0;
 
+	if (k == K_ALLOWED_IPS)
+		return parse_allowedips(p, v);
 	while (!ret && next_item(&v, &item)) {
 		struct config_allowedip aip = { 0 };
 		struct conffile_addr *na;
@@ -338,11 +405,6 @@ static int parse_list(struct parser *p, enum conf_text k, struct span v)
 		aip.family = (uint8_t)span_prefix(item, false, aip.addr, &aip.cidr);
 		if (aip.family == AF_UNSPEC)
 			return BAD;
-		if (k == K_ALLOWED_IPS) {
-			config_allowedip_mask(&aip);
-			ret = config_peer_add_allowedip(&cf->dev.peers[cf->dev.peers_len - 1], &aip);
-			continue;
-		}
 		na = realloc(cf->addrs, (cf->addrs_len + 1) * sizeof(*na));
 		if (!na)
 			return -ENOMEM;
@@ -472,7 +534,8 @@ static int parse_key(struct parser *p, enum conf_text k, struct span v)
 	if ((1u << k) & (1u << K_LISTEN_PORT | 1u << K_FWMARK | 1u << K_MTU | 1u << K_TABLE |
 			 1u << K_SAVE_CONFIG | 1u << K_KEEPALIVE)) {
 		w = find_name(v, W_OFF, W_COUNT);
-		num = span_num(v, hex, hex ? UINT32_MAX : 65535, &n);
+		num = span_num(v, hex, hex ? UINT32_MAX : 65535, &n) ||
+		      (k == K_LISTEN_PORT && service_port(v, &n));
 	}
 
 	switch (k) {
@@ -521,6 +584,26 @@ static int parse_key(struct parser *p, enum conf_text k, struct span v)
 	return conffile_key_from_base64(key, v.p, v.len) ? 0 : BAD;
 }
 
+/*
+ * The value of key k: whitespace inside the value of one of wg's
+ * single-value keys is dropped, as wg drops it ("Endpoint = 1.2.3.4 : 5");
+ * p->bad, for messages, stays the value as written.  The copy is wiped (it
+ * may be a key; a key's characters are never whitespace, so the test of
+ * each takes the same path whatever the key is).
+ */
+static int parse_value(struct parser *p, enum conf_text k, struct span v)
+{
+	char buf[256];
+	struct span sq;
+	int ret;
+
+	if (!is_wg_key(k) || k == K_ALLOWED_IPS || !has_space(v))
+		return parse_key(p, k, v);
+	ret = squeeze(v, buf, sizeof(buf), &sq) ? parse_key(p, k, sq) : BAD;
+	crypto_wipe(buf, sizeof(buf));
+	return ret;
+}
+
 static int end_peer(struct parser *p)
 {
 	if (p->sec == SEC_PEER && !p->peer_has_key) {
@@ -564,7 +647,7 @@ static int parse_section(struct parser *p, struct span s)
 
 	if (ret)
 		return ret;
-	switch (find_name(s, S_INTERFACE, S_PEER + 1)) {
+	switch (name_of(s, S_INTERFACE, S_PEER + 1)) {
 	case S_PEER:
 		return start_peer(p);
 	case S_PEER + 1:
@@ -599,7 +682,7 @@ static int parse_line(struct parser *p, struct span s)
 		return perr(p, "not a [Section] nor Key = value");
 	key = trim((struct span){ s.p, (size_t)(eq - s.p) });
 	v = trim((struct span){ eq + 1, (size_t)(s.p + s.len - eq - 1) });
-	k = find_name(key, 0, K_COUNT);
+	k = name_of(key, 0, K_COUNT);
 	if (k == K_COUNT) {
 		/* Only the first word: "PrivateKey <key>=" must not print the key. */
 		for (key.len = 0; !is_space(key.p[key.len]) && key.p + key.len < eq; key.len++)
@@ -612,30 +695,17 @@ static int parse_line(struct parser *p, struct span s)
 		why = p->sec == SEC_PEER ? "is not a [Peer] key" : "is not an [Interface] key";
 	else if (p->fmt == CONFFILE_WG && k >= K_ADDRESS && k <= K_SAVE_CONFIG)
 		why = "is a wg-quick key, not one of wg's";
-	else if (v.len == 0 && k != K_ALLOWED_IPS)
+	else if (v.len == 0)
 		why = "without a value";
 	if (why)
 		return perr(p, "%s %s", text(k), why);
 	p->bad = v;
-	ret = parse_key(p, k, v);
+	ret = parse_value(p, k, v);
 	if (ret != BAD)
 		return ret;
 	if (k == K_PRIVATE_KEY || k == K_PRESHARED_KEY)
 		return perr(p, "invalid %s (%s)", text(k), text(key_valid[k]));
 	return perr(p, "invalid %s `%.*s' (%s)", text(k), SHOW(p->bad), text(key_valid[k]));
-}
-
-/* The same PublicKey in two [Peer]s. */
-static int check_duplicates(struct parser *p)
-{
-	size_t first, second;
-	int ret = config_device_find_duplicate(&p->cf->dev, &first, &second);
-
-	if (ret <= 0)
-		return ret;
-	p->line = p->cf->peers[second].line;
-	return perr(p, "[Peer] with the PublicKey of the [Peer] at line %u",
-		    p->cf->peers[first].line);
 }
 
 int conffile_parse(struct conffile *cf, const char *name, const char *text, size_t len,
@@ -658,7 +728,7 @@ int conffile_parse(struct conffile *cf, const char *name, const char *text, size
 	if (!ret)
 		ret = end_peer(&p);
 	if (!ret)
-		ret = check_duplicates(&p);
+		ret = conffile_merge_peers(cf);
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "%s: out of memory", name);
 	if (ret)
@@ -696,7 +766,7 @@ int conffile_load(struct conffile *cf, const char *path, enum conffile_format fm
 out:
 	if (ret)
 		snprintf(err, errlen, "%s: %s", path,
-			 ret == -EFBIG ? "larger than 1 MiB" : strerror(-ret));
+			 ret == -EFBIG ? "larger than " CONFFILE_MAX_TEXT : strerror(-ret));
 	else
 		ret = conffile_parse(cf, path, buf, len, fmt, err, errlen);
 	if (buf) {

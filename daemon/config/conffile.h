@@ -10,7 +10,7 @@
  * format those are errors, as wg setconf makes them.  Keys are matched
  * without regard to case, '#' starts a comment, blank lines are ignored,
  * and list values (Address, DNS, AllowedIPs) may be separated by commas or
- * whitespace and repeated.  doc/man/wgd.conf.5 describes the format.
+ * whitespace and repeated (AllowedIPs without an empty item, as for wg).  doc/man/wgd.conf.5 describes the format.
  *
  * The wg part lands in the daemon's one configuration model
  * (daemon/config/config.h), ready for device_config_set(): the parser sets
@@ -19,6 +19,10 @@
  * CONFIG_PEER_HAS_KEEPALIVE when present, and CONFIG_PEER_HAS_ENDPOINT when
  * the endpoint is a numeric address.  An endpoint given as a host name is
  * left to the caller (conffile_peer.endpoint_host), which resolves it.
+ *
+ * Two [Peer]s with the same PublicKey are one peer, set twice as wg(8) sets
+ * the kernel: the later one's keys (and its AllowedIPs, the whole list)
+ * replace the earlier one's, at the place of the first.
  *
  * A file either parses completely or not at all: on error nothing of it is
  * kept (cf is left as after conffile_init) and err reads "NAME:LINE:
@@ -86,6 +90,13 @@ struct conffile {
 	char **hooks[CONFFILE_NHOOKS];	/* commands in file order, %i not yet replaced */
 	size_t hooks_len[CONFFILE_NHOOKS];
 	bool save_config;
+
+	/* Set by the caller after conffile_init(), or NULL: told of what wg
+	 * warns about and takes anyway (what, e.g. "AllowedIP has nonzero
+	 * host part: 10.0.0.1/8"; the prefix is kept masked), with the file's
+	 * name and the line. */
+	void (*warn)(void *ctx, const char *name, unsigned int line, const char *what);
+	void *warn_ctx;
 };
 
 void conffile_init(struct conffile *cf);
@@ -101,7 +112,24 @@ int conffile_parse(struct conffile *cf, const char *name, const char *text, size
 		   enum conffile_format fmt, char *err, size_t errlen);
 
 /*
- * Reads and parses the file at path (at most 1 MiB).  -errno with "PATH:
+ * The largest file: 10,000 peers with a preshared key, an endpoint and two
+ * prefixes each are 2.2 MB, which a router with 64 MB must still take,
+ * and the text is held at most twice at once (the privileged monitor's
+ * copy and the daemon's, daemon/monitor/files.c), beside the parsed model.
+ */
+#define CONFFILE_MAX (4u << 20)
+#define CONFFILE_MAX_TEXT "4 MiB"
+
+/*
+ * Makes the [Peer]s of each PublicKey one, at the place of the first, as
+ * the later ones set it again: their keys replace the earlier ones', and
+ * so does their AllowedIPs list (each [Peer] states the whole list).
+ * conffile_parse() does it; 0 or -ENOMEM.
+ */
+int conffile_merge_peers(struct conffile *cf);
+
+/*
+ * Reads and parses the file at path (at most CONFFILE_MAX bytes).  -errno with "PATH:
  * reason" in err when it cannot be read.  *mode (may be NULL) is the
  * opened file's permission bits (st_mode & 07777), so that the caller can
  * warn when users other than the owner have any access to it (it holds the

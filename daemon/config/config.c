@@ -186,44 +186,6 @@ struct config_peer *config_device_find_peer(const struct config_device *dev,
 	return NULL;
 }
 
-/* By public key, then by place in the array. */
-static int peer_key_cmp(const void *a, const void *b)
-{
-	const struct config_peer *x = *(const struct config_peer *const *)a;
-	const struct config_peer *y = *(const struct config_peer *const *)b;
-	int c = memcmp(x->public_key, y->public_key, CONFIG_KEY_LEN);
-
-	return c ? c : (x > y) - (x < y);
-}
-
-/* The peers sorted by their (public) keys, neighbours compared: O(n log n),
- * so a message or file with many peers stays cheap. */
-int config_device_find_duplicate(const struct config_device *dev, size_t *first,
-				 size_t *second)
-{
-	size_t n = dev->peers_len;
-	const struct config_peer **v;
-	int ret = 0;
-
-	if (n < 2)
-		return 0;
-	v = calloc(n, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		v[i] = &dev->peers[i];
-	qsort(v, n, sizeof(*v), peer_key_cmp);
-	for (size_t i = 1; i < n && !ret; i++) {
-		if (memcmp(v[i - 1]->public_key, v[i]->public_key, CONFIG_KEY_LEN) == 0) {
-			*first = (size_t)(v[i - 1] - dev->peers);
-			*second = (size_t)(v[i] - dev->peers);
-			ret = 1;
-		}
-	}
-	free(v);
-	return ret;
-}
-
 int config_peer_add_allowedip(struct config_peer *peer,
 			      const struct config_allowedip *aip)
 {

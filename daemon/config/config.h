@@ -13,7 +13,9 @@
  *   2. CONFIG_DEVICE_HAS_LISTEN_PORT / HAS_FWMARK: rebind / re-mark only if the
  *      value differs from the current one (wg syncconf re-sends them).
  *   3. CONFIG_DEVICE_REPLACE_PEERS: remove every existing peer first.
- *   4. Each peer in array order:
+ *   4. Each peer in array order; a public key may come more than once (as
+ *      in the kernel and wireguard-go: `peer X remove peer X allowed-ips ..`
+ *      resets a peer), each entry applied to the peer as it is by then:
  *      - CONFIG_PEER_REMOVE: remove the peer if it exists; every other field
  *        of that peer is ignored (but was still validated).
  *      - CONFIG_PEER_UPDATE_ONLY: do nothing if the peer does not exist.
@@ -124,14 +126,6 @@ struct config_peer *config_device_add_peer(struct config_device *dev,
  * the bring-up (a reload, a wgctl syncconf), not the data path. */
 struct config_peer *config_device_find_peer(const struct config_device *dev,
 					    const uint8_t public_key[CONFIG_KEY_LEN]);
-
-/*
- * Two peers with the same public key: 1 with *first < *second their
- * indices (of the smallest such key, its first two peers), 0 when every key
- * is different, -ENOMEM.
- */
-int config_device_find_duplicate(const struct config_device *dev, size_t *first,
-				 size_t *second);
 
 /*
  * Appends a copy of *src, every field (the get-only counters too) and its

@@ -332,16 +332,13 @@ int uapi_parse_set_line(struct uapi_parser *p, const char *line, size_t len)
 	return p->err;
 }
 
+/*
+ * A public key named twice is two entries, applied in order, as the kernel
+ * and wireguard-go apply them: `peer X remove peer X allowed-ips ...`
+ * resets a peer in one message (config.h).
+ */
 int uapi_parse_set_finish(struct uapi_parser *p)
 {
-	size_t first, second;
-	int ret;
-
-	/* A public key named twice is an error (-EINVAL). */
-	if (p->err == 0) {
-		ret = config_device_find_duplicate(p->cfg, &first, &second);
-		p->err = ret > 0 ? -EINVAL : ret;
-	}
 	return p->err;
 }
 

@@ -9,7 +9,7 @@
  * as wireguard-go reports them:
  *   -EPROTO  a line without '=', a message without its blank line;
  *   -EINVAL  an unknown key, a malformed or out-of-range value, an interface
- *            key after the first public_key, the same public_key twice;
+ *            key after the first public_key;
  *   -ENOMEM  out of memory.
  * The first error sticks: later lines are ignored and return it again.
  */
@@ -47,8 +47,9 @@ void uapi_parser_init(struct uapi_parser *p, struct config_device *cfg);
  * Returns 0 or the first -errno. */
 int uapi_parse_set_line(struct uapi_parser *p, const char *line, size_t len);
 
-/* At the blank line: checks what needs the whole message (a public_key
- * repeated).  Returns 0 or the first -errno. */
+/* At the blank line: the message's result, 0 or the first -errno.  A
+ * public_key named again starts another entry for the same peer (config.h:
+ * the entries are applied in order). */
 int uapi_parse_set_finish(struct uapi_parser *p);
 
 /*

@@ -161,8 +161,7 @@ static void client_do_set(struct control_client *cl)
 		log_error_errno(-ret, "control socket: set rejected, nothing applied: line %lu",
 				cl->parser.err_line);
 	} else {
-		log_error("control socket: set rejected, nothing applied: %s%s", strerror(-ret),
-			  ret == -EINVAL ? " (a public_key repeated)" : "");
+		log_error("control socket: set rejected, nothing applied: %s", strerror(-ret));
 	}
 	config_device_clear(&cl->cfg);
 	client_reply_errno(cl, ret);

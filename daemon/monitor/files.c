@@ -127,6 +127,9 @@ void monitor_keep_quick(struct conffile *cf)
 	config_device_clear(&cf->dev);
 }
 
+/* The monitor's and the daemon's limit of a file are the files' own. */
+_Static_assert(PRIVSEP_TEXT_MAX == CONFFILE_MAX, "privsep_wire.h and conffile.h disagree");
+
 /* The file at path, whole (at most PRIVSEP_TEXT_MAX bytes); 0 or -errno. */
 static int files_slurp(const char *path, char **text, size_t *len)
 {
@@ -156,7 +159,7 @@ int monitor_load(struct monitor *m, char **text, size_t *len, char *err, size_t 
 	ret = files_slurp(m->config_path, &t, &n);
 	if (ret < 0) {
 		snprintf(err, errlen, "%s: %s", m->config_path,
-			 ret == -EFBIG ? "larger than 1 MiB" : strerror(-ret));
+			 ret == -EFBIG ? "larger than " CONFFILE_MAX_TEXT : strerror(-ret));
 		return ret;
 	}
 	ret = conffile_parse(&next, m->config_path, t, n, CONFFILE_QUICK, err, errlen);

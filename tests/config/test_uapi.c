@@ -298,8 +298,6 @@ static const struct bad_case bad_cases[] = {
 	{ "interface key after peer", "public_key=" K1 "\nlisten_port=1\n\n", -EINVAL },
 	{ "private key after peer", "public_key=" K1 "\nprivate_key=" K1 "\n\n", -EINVAL },
 	{ "replace_peers after peer", "public_key=" K1 "\nreplace_peers=true\n\n", -EINVAL },
-	{ "duplicate peer", "public_key=" K1 "\npublic_key=" K2 "\npublic_key=" K1 "\n\n", -EINVAL },
-	{ "duplicate peer other case", "public_key=" K2 "\npublic_key=" K3 "\n\n", -EINVAL },
 	{ "peer key before peer", "remove=true\n\n", -EINVAL },
 	{ "remove false", "public_key=" K1 "\nremove=false\n\n", -EINVAL },
 	{ "update_only yes", "public_key=" K1 "\nupdate_only=yes\n\n", -EINVAL },
@@ -352,6 +350,35 @@ static size_t case_len(const struct bad_case *c)
 	if (strstr(c->what, "NUL"))
 		n += 1 + strlen(c->msg + n + 1);
 	return n;
+}
+
+/*
+ * The same public key twice (in either case of hex) is two entries in
+ * message order, as the kernel and wireguard-go take it: `wg set IF peer X
+ * remove peer X allowed-ips ...` resets a peer in one message.
+ */
+static void test_set_same_peer_twice(void)
+{
+	struct config_device cfg;
+	uint8_t k2[32];
+
+	memset(k2, 0xab, 32);
+	check(parse(&cfg,
+		    "public_key=" K2 "\n"
+		    "remove=true\n"
+		    "public_key=" K1 "\n"
+		    "public_key=" K3 "\n"
+		    "allowed_ip=10.0.0.0/8\n"
+		    "\n") == 0, "a public key named twice is accepted");
+	check(cfg.peers_len == 3, "three entries, %zu", cfg.peers_len);
+	if (cfg.peers_len == 3) {
+		check(memcmp(cfg.peers[0].public_key, k2, 32) == 0 &&
+		      cfg.peers[0].flags == CONFIG_PEER_REMOVE && cfg.peers[0].allowedips_len == 0,
+		      "the removal first");
+		check(memcmp(cfg.peers[2].public_key, k2, 32) == 0 && cfg.peers[2].flags == 0 &&
+		      cfg.peers[2].allowedips_len == 1, "then the same peer with its prefix");
+	}
+	config_device_clear(&cfg);
 }
 
 static void test_set_bad(void)
@@ -910,6 +937,7 @@ int main(int argc, char **argv)
 	test_hex();
 	test_set_interface();
 	test_set_peers();
+	test_set_same_peer_twice();
 	test_set_bad();
 	test_get();
 	test_round_trip();

@@ -175,15 +175,20 @@ int ipc_set(const char *ifname, const struct config_device *cfg)
 	return ret;
 }
 
-/* Whether name (in the run directory, without ".sock") answers. */
+/*
+ * Whether name (in the run directory, without ".sock") is an interface's
+ * socket, as wg(8) decides it: a socket file whose connection is not
+ * refused.  One this user may not connect to (EACCES: not root) is still
+ * an interface, for `show` to report as "Permission denied".
+ */
 static int answers(const char *name)
 {
 	int fd = ipc_connect(name);
 
-	if (fd < 0)
-		return 0;
-	close(fd);
-	return 1;
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0 || (fd != -ECONNREFUSED && fd != -ENOENT && fd != -EBADF && fd != -EINVAL &&
+			   fd != -ENAMETOOLONG);
 }
 
 int ipc_list(char **names, size_t *count)

@@ -22,8 +22,9 @@ int ipc_get(const char *ifname, struct config_device *out);
 int ipc_set(const char *ifname, const struct config_device *cfg);
 
 /*
- * The interfaces whose socket answers, in directory order (as wg lists
- * them); a socket nobody answers on is removed, as wg removes it.
+ * The interfaces with a socket, in directory order (as wg lists them): a
+ * socket file that answers, or that this user may not connect to; one
+ * that refuses the connection is removed, as wg removes it.
  * *names is one allocation of NUL-terminated names, *count of them.
  * 0 or -errno.
  */

@@ -229,9 +229,14 @@ static bool parse_prefix(struct config_allowedip *aip, const char *entry)
 	memset(aip, 0, sizeof(*aip));
 	aip->family = (uint8_t)span_prefix(s, false, aip->addr, &aip->cidr);
 	if (aip->family != AF_UNSPEC) {
+		uint8_t raw[sizeof(aip->addr)];
+
 		/* The daemon clears host bits anyway (kernel and wireguard-go
-		 * do too); the model keeps prefixes canonical. */
+		 * do too); the model keeps prefixes canonical.  wg warns. */
+		memcpy(raw, aip->addr, sizeof(raw));
 		config_allowedip_mask(aip);
+		if (memcmp(raw, aip->addr, sizeof(raw)) != 0)
+			fprintf(stderr, "Warning: AllowedIP has nonzero host part: %s\n", entry);
 		return true;
 	}
 	/* The address alone, or the whole entry when only its length is bad. */
@@ -380,6 +385,15 @@ int wgctl_set(int argc, char **argv)
 
 /* ---- setconf, addconf, syncconf ---- */
 
+/* A file's warning, in wg's words (wg names no line). */
+static void file_warning(void *ctx, const char *name, unsigned int line, const char *what)
+{
+	(void)ctx;
+	(void)name;
+	(void)line;
+	fprintf(stderr, "Warning: %s\n", what);
+}
+
 /* The endpoints the file gave as host names, resolved now. */
 static bool resolve_names(struct conffile *cf)
 {
@@ -422,6 +436,8 @@ static int sync_conf(const char *ifname, struct config_device *file, struct conf
 	if (ret < 0) {
 		fprintf(stderr, "Unable to retrieve current interface configuration: %s\n",
 			strerror(-ret));
+		/* A reply that failed half-way left what it had read in run. */
+		config_device_clear(&run);
 		return -1;
 	}
 	ret = 1;
@@ -492,6 +508,7 @@ int wgctl_setconf(int argc, char **argv)
 		return 1;
 	}
 	conffile_init(&cf);
+	cf.warn = file_warning;
 	config_device_init(&synced);
 	if (conffile_load(&cf, argv[2], CONFFILE_WG, NULL, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s\nConfiguration parsing error\n", err);

@@ -572,7 +572,8 @@ static int show_json(const char *which)
 	}
 	printf("%s]}\n", n ? "\n" : "");
 	free(names);
-	return 0;
+	/* As "show all": a failure when there are interfaces and none could be read. */
+	return count > 0 && n == 0;
 }
 
 static int show_all(const char *param)
