@@ -233,7 +233,7 @@ static const char st_identifier[] = "WireGuard v1 zx2c4 Jason@zx2c4.com";
 static const char st_kdf_input[] = "wgd kdf selftest";
 
 /* bytes 00, 01, .. n-1 (n <= 256), as the KATs above use for keys and inputs */
-static void st_counting(uint8_t *out, size_t n)
+WGD_COLD static void st_counting(uint8_t *out, size_t n)
 {
 	size_t i;
 
@@ -241,7 +241,7 @@ static void st_counting(uint8_t *out, size_t n)
 		out[i] = (uint8_t)i;
 }
 
-static bool st_chacha20(struct st_answers *got)
+WGD_COLD static bool st_chacha20(struct st_answers *got)
 {
 	uint8_t key[CHACHA20_KEY_SIZE];
 	uint8_t block[CHACHA20_BLOCK_SIZE];
@@ -263,14 +263,14 @@ static bool st_chacha20(struct st_answers *got)
 	return ok;
 }
 
-static void st_poly1305(struct st_answers *got)
+WGD_COLD static void st_poly1305(struct st_answers *got)
 {
 	static const char msg[] = "Cryptographic Forum Research Group";
 
 	poly1305(got->poly_tag, (const uint8_t *)msg, sizeof(msg) - 1, st_poly_key);
 }
 
-static bool st_aead(struct st_answers *got)
+WGD_COLD static bool st_aead(struct st_answers *got)
 {
 	uint8_t key[CHACHA20POLY1305_KEY_SIZE];
 	uint8_t buf[ST_SUNSCREEN_LEN + CHACHA20POLY1305_AUTHTAG_SIZE];
@@ -304,7 +304,7 @@ static bool st_aead(struct st_answers *got)
 	return ok;
 }
 
-static void st_blake2s(struct st_answers *got)
+WGD_COLD static void st_blake2s(struct st_answers *got)
 {
 	uint8_t in[65];
 	uint8_t key[32];
@@ -331,7 +331,7 @@ static void st_blake2s(struct st_answers *got)
 		       (const uint8_t *)st_identifier, sizeof(st_identifier) - 1);
 }
 
-static bool st_kdf(struct st_answers *got)
+WGD_COLD static bool st_kdf(struct st_answers *got)
 {
 	uint8_t key[100];
 	uint8_t t1[BLAKE2S_HASH_SIZE], t2[BLAKE2S_HASH_SIZE];
@@ -354,7 +354,7 @@ static bool st_kdf(struct st_answers *got)
 }
 
 #if defined(WGD_HAVE_X25519)
-static bool st_x25519(struct st_answers *got)
+WGD_COLD static bool st_x25519(struct st_answers *got)
 {
 	uint8_t out[X25519_KEY_SIZE];
 	uint8_t zero_pub[X25519_KEY_SIZE] = { 0 };
@@ -375,7 +375,7 @@ static bool st_x25519(struct st_answers *got)
 }
 #endif
 
-bool crypto_selftest(void)
+WGD_COLD bool crypto_selftest(void)
 {
 	struct st_answers got;
 	bool ok = true;

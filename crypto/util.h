@@ -16,6 +16,15 @@
  */
 #define WGD_OUT_OF_LINE __attribute__((noinline))
 
+/*
+ * Set-up and teardown that shares a file with the packet path (the host's
+ * sockets, TUN device and loop handlers): compiled for size, as the cold
+ * libraries are with meson's cold_options, and its calls taken as
+ * unlikely.  Never on a function that runs per packet or per batch
+ * (doc/performance.md, "Footprint: cold code for size").
+ */
+#define WGD_COLD __attribute__((cold))
+
 /* The struct of type that embeds member at ptr (handles embedded in their owner). */
 #define container_of(ptr, type, member) \
 	((type *)(void *)((char *)(ptr) - offsetof(type, member)))

@@ -10,6 +10,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "crypto/util.h"
 #include "daemon/base/clock.h"
 
 #define LOG_PACKET_BURST 10
@@ -26,7 +27,7 @@ static struct {
 	unsigned int suppressed;
 } logger = { .level = LOG_LEVEL_ERROR, .to_stderr = true };
 
-int log_parse_level(const char *name)
+WGD_COLD int log_parse_level(const char *name)
 {
 	/* Indexed by level, "info" last as the other name of verbose. */
 	static const char names[][8] = { "silent", "error", "verbose", "debug", "info" };
@@ -42,7 +43,7 @@ int log_parse_level(const char *name)
  * JOURNAL_STREAM as "DEVICE:INODE" (systemd.exec(5)); a stderr that was
  * redirected since (a child's, a shell's) has another identity.
  */
-static bool log_stderr_is_journal(void)
+WGD_COLD static bool log_stderr_is_journal(void)
 {
 	const char *env = getenv("JOURNAL_STREAM");
 	unsigned long long dev, ino;
@@ -53,7 +54,7 @@ static bool log_stderr_is_journal(void)
 	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
 }
 
-void log_init(const char *ident, enum log_level level, bool to_stderr)
+WGD_COLD void log_init(const char *ident, enum log_level level, bool to_stderr)
 {
 	snprintf(logger.ident, sizeof(logger.ident), "wgd(%s)", ident);
 	logger.level = level;
@@ -64,7 +65,7 @@ void log_init(const char *ident, enum log_level level, bool to_stderr)
 		openlog(logger.ident, LOG_PID | LOG_NDELAY, LOG_DAEMON);
 }
 
-void log_clear(void)
+WGD_COLD void log_clear(void)
 {
 	if (!logger.to_stderr)
 		closelog();

@@ -9,6 +9,7 @@
  * it is blanked out of that batch, so no callback ever sees a freed handle.
  */
 #include "daemon/base/loop.h"
+#include "crypto/util.h"
 #include "daemon/core/messages.h"
 
 #include <errno.h>
@@ -23,7 +24,7 @@
 static struct epoll_event *loop_batch;
 static int loop_batch_len;
 
-int loop_init(struct loop *l)
+WGD_COLD int loop_init(struct loop *l)
 {
 	l->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (l->epfd < 0)
@@ -36,7 +37,7 @@ int loop_init(struct loop *l)
 	return 0;
 }
 
-void loop_clear(struct loop *l)
+WGD_COLD void loop_clear(struct loop *l)
 {
 	if (l->epfd >= 0)
 		close(l->epfd);

@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "crypto/util.h"
+
 static uint64_t workers_now(void)
 {
 	struct timespec ts;
@@ -104,7 +106,7 @@ void workers_kick(struct workers *w)
 	syscall(SYS_futex, &w->seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-int workers_start(struct workers *w, unsigned int n, bool (*work)(void *ctx), bool (*pending)(void *ctx),
+WGD_COLD int workers_start(struct workers *w, unsigned int n, bool (*work)(void *ctx), bool (*pending)(void *ctx),
 		  void *ctx, uint64_t spin_ns)
 {
 	sigset_t all, old;
@@ -133,7 +135,7 @@ int workers_start(struct workers *w, unsigned int n, bool (*work)(void *ctx), bo
 	return ret;
 }
 
-unsigned long workers_stop(struct workers *w)
+WGD_COLD unsigned long workers_stop(struct workers *w)
 {
 	unsigned int i;
 

@@ -49,13 +49,13 @@ struct host {
 };
 
 /* The link went away: nothing left to serve. */
-static void host_link_deleted(struct host *h)
+WGD_COLD static void host_link_deleted(struct host *h)
 {
 	log_info("interface %s was deleted; exiting", h->tun.name);
 	loop_stop(&h->loop);
 }
 
-static void host_fail(struct host *h, const char *why)
+WGD_COLD static void host_fail(struct host *h, const char *why)
 {
 	log_error("%s; exiting", why);
 	h->exit_status = 1;
@@ -108,7 +108,7 @@ static void host_on_udp4(struct loop_fd *fd, uint32_t revents);
 static void host_on_udp6(struct loop_fd *fd, uint32_t revents);
 
 /* Registers the UDP sockets on the loop. */
-static int host_udp_attach(struct host *h)
+WGD_COLD static int host_udp_attach(struct host *h)
 {
 	static void (*const cbs[UDP_NFAMILIES])(struct loop_fd *, uint32_t) = {
 		host_on_udp4, host_on_udp6,
@@ -128,7 +128,7 @@ static int host_udp_attach(struct host *h)
 	return 0;
 }
 
-static void host_udp_detach(struct host *h)
+WGD_COLD static void host_udp_detach(struct host *h)
 {
 	int f;
 
@@ -144,7 +144,7 @@ static void host_udp_detach(struct host *h)
  * ones are closed, so that any failure (bind: EADDRINUSE; epoll) leaves the
  * device listening where it was.
  */
-static int host_bind(void *ctx, uint16_t port, uint32_t fwmark, uint16_t *bound, bool *gro)
+WGD_COLD static int host_bind(void *ctx, uint16_t port, uint32_t fwmark, uint16_t *bound, bool *gro)
 {
 	struct host *h = ctx;
 	struct udp fresh, old;
@@ -207,7 +207,7 @@ static bool host_work_pending(void *ctx)
 	return device_work_pending(ctx);
 }
 
-static int host_set_fwmark(void *ctx, uint32_t fwmark)
+WGD_COLD static int host_set_fwmark(void *ctx, uint32_t fwmark)
 {
 	struct host *h = ctx;
 
@@ -292,7 +292,7 @@ static void host_on_udp6(struct loop_fd *fd, uint32_t revents)
  * datagram; lost address deletions and route changes are assumed.
  * Negative if the link is gone (the loop is stopped).
  */
-static int host_netlink_resync(struct host *h, struct netlink_event *ev)
+WGD_COLD static int host_netlink_resync(struct host *h, struct netlink_event *ev)
 {
 	struct netlink_event now;
 	int ret;
@@ -316,7 +316,7 @@ static int host_netlink_resync(struct host *h, struct netlink_event *ev)
 	return 0;
 }
 
-static void host_on_netlink(struct loop_fd *fd, uint32_t revents)
+WGD_COLD static void host_on_netlink(struct loop_fd *fd, uint32_t revents)
 {
 	struct host *h = container_of(fd, struct host, nl_h);
 	struct netlink_event ev = { 0 };
@@ -352,7 +352,7 @@ static void host_on_netlink(struct loop_fd *fd, uint32_t revents)
 		device_forget_sources(h->dev);
 }
 
-static void host_on_signal(struct loop_fd *fd, uint32_t revents)
+WGD_COLD static void host_on_signal(struct loop_fd *fd, uint32_t revents)
 {
 	struct host *h = container_of(fd, struct host, sig_h);
 	struct signalfd_siginfo si;
@@ -372,7 +372,7 @@ static void host_on_signal(struct loop_fd *fd, uint32_t revents)
 }
 
 /* The system was suspended (the loop found the boot clock ahead). */
-static void host_on_resume(struct loop *l, uint64_t now, uint64_t slept_ns)
+WGD_COLD static void host_on_resume(struct loop *l, uint64_t now, uint64_t slept_ns)
 {
 	device_resume(container_of(l, struct host, loop)->dev, now, slept_ns);
 }
@@ -384,21 +384,21 @@ static void host_on_deadline(struct loop *l, uint64_t now)
 
 /* ---- the control socket ---- */
 
-static int host_config_set(void *ctx, const struct config_device *cfg)
+WGD_COLD static int host_config_set(void *ctx, const struct config_device *cfg)
 {
 	struct host *h = ctx;
 
 	return device_config_set(h->dev, cfg, loop_now());
 }
 
-static int host_config_get(void *ctx, struct config_device *out)
+WGD_COLD static int host_config_get(void *ctx, struct config_device *out)
 {
 	struct host *h = ctx;
 
 	return device_config_get(h->dev, out);
 }
 
-static void host_socket_gone(void *ctx)
+WGD_COLD static void host_socket_gone(void *ctx)
 {
 	struct host *h = ctx;
 
@@ -422,12 +422,12 @@ struct loop *host_loop(struct host *h)
 	return &h->loop;
 }
 
-int host_config_apply(struct host *h, const struct config_device *cfg)
+WGD_COLD int host_config_apply(struct host *h, const struct config_device *cfg)
 {
 	return host_ops.set(h, cfg);
 }
 
-int host_config_read(struct host *h, struct config_device *out)
+WGD_COLD int host_config_read(struct host *h, struct config_device *out)
 {
 	return host_ops.get(h, out);
 }
@@ -450,7 +450,7 @@ void host_set_reload(struct host *h, void (*reload)(void *ctx), void *ctx)
 
 /* ---- start and stop ---- */
 
-struct host *host_create(const char *name)
+WGD_COLD struct host *host_create(const char *name)
 {
 	struct host *h = calloc(1, sizeof(*h));
 	struct device_io io = {
@@ -485,7 +485,7 @@ struct host *host_create(const char *name)
 	return h;
 }
 
-void host_destroy(struct host *h)
+WGD_COLD void host_destroy(struct host *h)
 {
 	if (!h)
 		return;
@@ -493,7 +493,7 @@ void host_destroy(struct host *h)
 	free(h);
 }
 
-static int host_start_signals(struct host *h)
+WGD_COLD static int host_start_signals(struct host *h)
 {
 	sigset_t set;
 
@@ -509,7 +509,7 @@ static int host_start_signals(struct host *h)
 	return loop_add(&h->loop, &h->sig_h, h->sigfd, EPOLLIN, host_on_signal);
 }
 
-static int host_start_netlink(struct host *h)
+WGD_COLD static int host_start_netlink(struct host *h)
 {
 	struct netlink_event ev;
 	int ret;
@@ -532,7 +532,7 @@ static int host_start_netlink(struct host *h)
 	return loop_add(&h->loop, &h->nl_h, netlink_fd(&h->nl), EPOLLIN, host_on_netlink);
 }
 
-int host_start(struct host *h, struct tun *tun, struct control *control, char *err, size_t errlen)
+WGD_COLD int host_start(struct host *h, struct tun *tun, struct control *control, char *err, size_t errlen)
 {
 	const char *what;
 	int ret;
@@ -570,7 +570,7 @@ fail:
 	return ret;
 }
 
-int host_run(struct host *h)
+WGD_COLD int host_run(struct host *h)
 {
 	int ret = loop_run(&h->loop);
 
@@ -582,7 +582,7 @@ int host_run(struct host *h)
 	return h->exit_status ? -EIO : 0;
 }
 
-int host_start_workers(struct host *h, unsigned int threads, uint64_t spin_ns)
+WGD_COLD int host_start_workers(struct host *h, unsigned int threads, uint64_t spin_ns)
 {
 	int ret;
 
@@ -595,7 +595,7 @@ int host_start_workers(struct host *h, unsigned int threads, uint64_t spin_ns)
 	return ret;
 }
 
-void host_stop(struct host *h)
+WGD_COLD void host_stop(struct host *h)
 {
 	if (!h)
 		return;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "daemon/host/tun.h"
 
+#include "crypto/util.h"
 #include "daemon/datapath/gso.h"
 
 #include <errno.h>
@@ -24,7 +25,7 @@
  * checksums.  Without any of it the device still works, with one packet per
  * read.
  */
-static void tun_offload(struct tun *t)
+WGD_COLD static void tun_offload(struct tun *t)
 {
 	unsigned int tso = TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6;
 	int hdrsz = GSO_VNET_HDR_LEN;
@@ -37,7 +38,7 @@ static void tun_offload(struct tun *t)
 		ioctl(t->fd, TUNSETOFFLOAD, 0);
 }
 
-int tun_open(struct tun *t, const char *name)
+WGD_COLD int tun_open(struct tun *t, const char *name)
 {
 	struct ifreq ifr;
 	int err;
@@ -73,7 +74,7 @@ fail:
 	return err;
 }
 
-void tun_close(struct tun *t)
+WGD_COLD void tun_close(struct tun *t)
 {
 	if (t->fd >= 0)
 		close(t->fd);

@@ -48,12 +48,12 @@ static struct {
 } udp_scratch;
 
 /* setsockopt() of one int option; 0, or -1 with errno set. */
-static int udp_opt(int fd, int level, int name, int val)
+WGD_COLD static int udp_opt(int fd, int level, int name, int val)
 {
 	return setsockopt(fd, level, name, &val, sizeof(val));
 }
 
-static int udp_mark(int fd, uint32_t fwmark)
+WGD_COLD static int udp_mark(int fd, uint32_t fwmark)
 {
 	if (fd < 0)
 		return 0;
@@ -72,7 +72,7 @@ _Static_assert(offsetof(struct sockaddr_in, sin_port) == offsetof(struct sockadd
  * drop: the privileged monitor binds it (daemon/base/privsep.h) and hands
  * the socket over, IPv6 only already.  The fd or -errno.
  */
-static int udp_socket_bound(int f, uint16_t port, const union udp_addr *a)
+WGD_COLD static int udp_socket_bound(int f, uint16_t port, const union udp_addr *a)
 {
 	socklen_t alen = f == UDP_V4 ? sizeof(a->in4) : sizeof(a->in6);
 	int fd, err;
@@ -93,7 +93,7 @@ static int udp_socket_bound(int f, uint16_t port, const union udp_addr *a)
 }
 
 /* One socket of family f bound to port; the fd or -errno. */
-static int udp_bind_one(int f, uint16_t port, uint32_t fwmark)
+WGD_COLD static int udp_bind_one(int f, uint16_t port, uint32_t fwmark)
 {
 	static const int udp_bufopts[2][2] = { { SO_RCVBUFFORCE, SO_RCVBUF }, { SO_SNDBUFFORCE, SO_SNDBUF } };
 	union udp_addr a;
@@ -130,7 +130,7 @@ static int udp_bind_one(int f, uint16_t port, uint32_t fwmark)
  * lost.  So a family that refuses (UDP_GRO: Linux >= 5.0) turns it off for
  * the other as well.
  */
-static bool udp_enable_gro(const int fd[UDP_NFAMILIES])
+WGD_COLD static bool udp_enable_gro(const int fd[UDP_NFAMILIES])
 {
 	int on, f;
 
@@ -149,7 +149,7 @@ static bool udp_enable_gro(const int fd[UDP_NFAMILIES])
  * IPv6 socket follows; if that port is taken in IPv6, try another.  A family
  * the host lacks (EAFNOSUPPORT) is skipped; at least one must open.
  */
-static int udp_try_open(struct udp *u, uint16_t port, uint32_t fwmark)
+WGD_COLD static int udp_try_open(struct udp *u, uint16_t port, uint32_t fwmark)
 {
 	int fd[UDP_NFAMILIES] = { -1, -1 }, f, r, ret = -EAFNOSUPPORT;
 	union udp_addr a;
@@ -188,7 +188,7 @@ fail:
 	return r;
 }
 
-int udp_open(struct udp *u, uint16_t port, uint32_t fwmark)
+WGD_COLD int udp_open(struct udp *u, uint16_t port, uint32_t fwmark)
 {
 	int i, ret = -EADDRINUSE;
 
@@ -201,7 +201,7 @@ int udp_open(struct udp *u, uint16_t port, uint32_t fwmark)
 	return ret;
 }
 
-void udp_close(struct udp *u)
+WGD_COLD void udp_close(struct udp *u)
 {
 	int i;
 
@@ -212,7 +212,7 @@ void udp_close(struct udp *u)
 	}
 }
 
-int udp_set_fwmark(struct udp *u, uint32_t fwmark)
+WGD_COLD int udp_set_fwmark(struct udp *u, uint32_t fwmark)
 {
 	int i, ret;
 
