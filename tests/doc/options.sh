@@ -16,7 +16,8 @@ fail() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
 T=$(mktemp -d /tmp/wgd-options.XXXXXX) || fail mktemp
 trap 'rm -rf "$T"' EXIT
 
-"$WGD" --help >"$T/help" || fail "wgd --help failed"
+# a cross build's wgd runs under its exe_wrapper (qemu-user), which meson names
+${MESON_EXE_WRAPPER:-} "$WGD" --help >"$T/help" || fail "wgd --help failed"
 # "-x, --long" pairs of the help's option lines, one a line: "x long"
 sed -n 's/^  -\([a-z]\), --\([a-z-]*\).*/\1 \2/p; s/.* | -\([a-z]\), --\([a-z-]*\).*/\1 \2/p' "$T/help" \
 	| sort -u >"$T/opts"
