@@ -43,11 +43,12 @@
 void crypt_init(struct crypt_queue *q)
 {
 	memset(q, 0, sizeof(*q));
+	q->ring = CRYPT_RING_ONE;
 }
 
 static struct crypt_job *crypt_job(struct crypt_queue *q, uint32_t seq)
 {
-	return &q->job[seq % CRYPT_RING];
+	return crypt_job_at(q, seq);
 }
 
 /* One job's work: it writes its message (and ok) only. */
@@ -125,9 +126,16 @@ bool device_work_pending(struct device *d)
 
 void device_set_workers(struct device *d, unsigned int n, size_t share_bytes)
 {
-	crypt_join(&d->crypt, &d->io);
-	d->crypt.workers = n > 0;
-	d->crypt.share_bytes = share_bytes ? share_bytes : CRYPT_SHARE_BYTES;
+	crypt_workers(&d->crypt, &d->io, n > 0, share_bytes);
+}
+
+void crypt_workers(struct crypt_queue *q, const struct device_io *io, bool on, size_t share_bytes)
+{
+	/* no job in flight: the slots may be numbered anew */
+	crypt_join(q, io);
+	q->workers = on;
+	q->ring = on ? CRYPT_RING : CRYPT_RING_ONE;
+	q->share_bytes = share_bytes ? share_bytes : CRYPT_SHARE_BYTES;
 }
 
 /* Hands out the jobs filled so far; a worker that sleeps is woken. */
@@ -226,7 +234,7 @@ struct crypt_job *crypt_slot(struct crypt_queue *q, const struct device_io *io)
 {
 	struct crypt_job *j;
 
-	if (q->filled - q->joined >= CRYPT_RING)
+	if (q->filled - q->joined >= q->ring)
 		crypt_join(q, io);
 	j = crypt_job(q, q->filled);
 	atomic_store_explicit(&j->state, CRYPT_FILLED, memory_order_relaxed);
@@ -256,7 +264,7 @@ void crypt_publish(struct crypt_queue *q, const struct device_io *io)
 
 unsigned int crypt_room(const struct crypt_queue *q)
 {
-	return CRYPT_RING - (q->filled - q->joined);
+	return q->ring - (q->filled - q->joined);
 }
 
 uint32_t crypt_seq(const struct crypt_queue *q)
@@ -272,7 +280,7 @@ bool crypt_finished(const struct crypt_queue *q, uint32_t first, uint32_t end)
 	if ((int32_t)(q->joined - end) >= 0)
 		return true;
 	for (i = (int32_t)(q->joined - first) > 0 ? q->joined : first; i != end; i++) {
-		if (atomic_load_explicit(&q->job[i % CRYPT_RING].state, memory_order_acquire) != CRYPT_DONE)
+		if (atomic_load_explicit(&q->job[i % q->ring].state, memory_order_acquire) != CRYPT_DONE)
 			return false;
 	}
 	return true;

@@ -41,6 +41,12 @@
  * many data messages (a read of UDP GRO runs holds more: the run is cut).
  */
 #define CRYPT_RING 256
+/*
+ * The slots used without workers: a job runs as it is filled and only a
+ * receive run keeps its results, so a quarter of the ring does, and the
+ * rest of it is never touched (resident memory on a router: 24 KiB).
+ */
+#define CRYPT_RING_ONE 64
 
 enum crypt_kind {
 	CRYPT_NONE = 0,		/* nothing to run: the owner keeps a result in order */
@@ -90,9 +96,21 @@ struct crypt_queue {
 	unsigned int penalty;		/* the next stall's backoff, halved by each join without one */
 	bool stalled;			/* a wait for a worker stalled since the last join */
 	bool workers;			/* jobs are handed out, else run at once */
+	unsigned int ring;		/* slots in use: CRYPT_RING, or CRYPT_RING_ONE without workers */
 };
 
 void crypt_init(struct crypt_queue *q);
+/*
+ * Workers on or off (device_set_workers()): joins, then hands jobs out
+ * from share_bytes (0: CRYPT_SHARE_BYTES) if on.
+ */
+void crypt_workers(struct crypt_queue *q, const struct device_io *io, bool on, size_t share_bytes);
+
+/* The job numbered seq (crypt_seq()). */
+static inline struct crypt_job *crypt_job_at(struct crypt_queue *q, uint32_t seq)
+{
+	return &q->job[seq % q->ring];
+}
 
 /* Jobs that may be published before crypt_slot() must join. */
 unsigned int crypt_room(const struct crypt_queue *q);

@@ -12,6 +12,7 @@
 
 #include "crypto/util.h"
 #include "daemon/base/log.h"
+#include "daemon/datapath/crypt.h"
 #include "daemon/datapath/expiry.h"
 #include "daemon/datapath/send.h"
 
@@ -31,6 +32,7 @@ struct device *device_create(const struct device_io *io, const char *name)
 	if (!d)
 		return NULL;
 	d->io = *io;
+	crypt_init(&d->crypt);
 	/* The core's random bytes come through the seam too. */
 	d->random = (struct core_random){ .fill = io->random, .ctx = io->ctx };
 	snprintf(d->name, sizeof(d->name), "%s", name);

@@ -370,7 +370,7 @@ static void receive_run_end(struct device *d, uint32_t *first, uint64_t now)
 		return;
 	crypt_join(&d->crypt, &d->io);
 	for (i = *first; i != end; i++)
-		receive_data_finish(d, &d->crypt.job[i % CRYPT_RING], now);
+		receive_data_finish(d, crypt_job_at(&d->crypt, i), now);
 	*first = end;
 }
 

@@ -50,7 +50,7 @@ static void t_publish(size_t len)
 
 static uint8_t t_state(uint32_t seq)
 {
-	return atomic_load(&q.job[seq % CRYPT_RING].state);
+	return atomic_load(&crypt_job_at(&q, seq)->state);
 }
 
 static uint32_t t_published(void)
@@ -80,9 +80,9 @@ static bool t_stalled_join(void)
 	t_publish(100);
 	t_publish(100);
 	ok = tu_check(t_published() == first + 2, "both jobs handed out before the stall");
-	ok &= tu_check(atomic_compare_exchange_strong(&q.job[first % CRYPT_RING].state, &ready, CRYPT_TAKEN),
+	ok &= tu_check(atomic_compare_exchange_strong(&crypt_job_at(&q, first)->state, &ready, CRYPT_TAKEN),
 		       "the test takes the oldest job as a worker would");
-	if (pthread_create(&late, NULL, t_late, &q.job[first % CRYPT_RING].state))
+	if (pthread_create(&late, NULL, t_late, &crypt_job_at(&q, first)->state))
 		return tu_check(false, "cannot start the late worker");
 	crypt_join(&q, &io);
 	pthread_join(late, NULL);
@@ -131,12 +131,20 @@ int main(void)
 	 * ring's jobs (8 reads of 45 datagrams) overwrote the results of its
 	 * first ones, finishing the later twice and the earlier never
 	 */
-	ok &= tu_check(crypt_room(&q) == CRYPT_RING - 1, "the job run at once holds its slot until the join");
+	ok &= tu_check(crypt_room(&q) == CRYPT_RING_ONE - 1, "the job run at once holds its slot until the join");
 	crypt_join(&q, &io);
-	ok &= tu_check(crypt_room(&q) == CRYPT_RING, "the join frees it");
+	ok &= tu_check(crypt_room(&q) == CRYPT_RING_ONE, "the join frees it");
+	/* one thread touches only CRYPT_RING_ONE slots (a router's resident memory) */
+	for (seq = 0; seq < 3 * CRYPT_RING; seq++) {
+		if (!crypt_room(&q))
+			crypt_join(&q, &io);
+		t_publish(100);
+	}
+	crypt_join(&q, &io);
+	ok &= tu_check(atomic_load(&q.job[CRYPT_RING_ONE].state) == 0 && q.job[CRYPT_RING - 1].len == 0,
+		       "without workers the slots past CRYPT_RING_ONE are never used");
 
-	q.workers = true;
-	q.share_bytes = 250;
+	crypt_workers(&q, &io, true, 250);
 	seq = crypt_seq(&q);
 	t_publish(100);
 	t_publish(100);
@@ -148,7 +156,7 @@ int main(void)
 	ok &= tu_check(t_state(seq) == CRYPT_DONE && t_state(seq + 2) == CRYPT_DONE, "the join ran them");
 	ok &= tu_check(crypt_room(&q) == CRYPT_RING && crypt_finished(&q, seq, seq + 3), "all finished after the join");
 
-	q.share_bytes = 1;
+	crypt_workers(&q, &io, true, 1);
 	/* each stall at the first join that shares again: 1, 2, 4 joins kept */
 	ok &= t_stalled_join();
 	ok &= t_keeps_for(1);
