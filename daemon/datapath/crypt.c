@@ -43,7 +43,7 @@
 void crypt_init(struct crypt_queue *q)
 {
 	memset(q, 0, sizeof(*q));
-	q->ring = CRYPT_RING_ONE;
+	atomic_store_explicit(&q->ring, CRYPT_RING_ONE, memory_order_relaxed);
 }
 
 static struct crypt_job *crypt_job(struct crypt_queue *q, uint32_t seq)
@@ -134,7 +134,7 @@ void crypt_workers(struct crypt_queue *q, const struct device_io *io, bool on, s
 	/* no job in flight: the slots may be numbered anew */
 	crypt_join(q, io);
 	q->workers = on;
-	q->ring = on ? CRYPT_RING : CRYPT_RING_ONE;
+	atomic_store_explicit(&q->ring, on ? CRYPT_RING : CRYPT_RING_ONE, memory_order_relaxed);
 	q->share_bytes = share_bytes ? share_bytes : CRYPT_SHARE_BYTES;
 }
 
@@ -234,7 +234,7 @@ struct crypt_job *crypt_slot(struct crypt_queue *q, const struct device_io *io)
 {
 	struct crypt_job *j;
 
-	if (q->filled - q->joined >= q->ring)
+	if (q->filled - q->joined >= atomic_load_explicit(&q->ring, memory_order_relaxed))
 		crypt_join(q, io);
 	j = crypt_job(q, q->filled);
 	atomic_store_explicit(&j->state, CRYPT_FILLED, memory_order_relaxed);
@@ -264,7 +264,7 @@ void crypt_publish(struct crypt_queue *q, const struct device_io *io)
 
 unsigned int crypt_room(const struct crypt_queue *q)
 {
-	return q->ring - (q->filled - q->joined);
+	return atomic_load_explicit(&q->ring, memory_order_relaxed) - (q->filled - q->joined);
 }
 
 uint32_t crypt_seq(const struct crypt_queue *q)
@@ -280,7 +280,7 @@ bool crypt_finished(const struct crypt_queue *q, uint32_t first, uint32_t end)
 	if ((int32_t)(q->joined - end) >= 0)
 		return true;
 	for (i = (int32_t)(q->joined - first) > 0 ? q->joined : first; i != end; i++) {
-		if (atomic_load_explicit(&q->job[i % q->ring].state, memory_order_acquire) != CRYPT_DONE)
+		if (atomic_load_explicit(&q->job[i % atomic_load_explicit(&q->ring, memory_order_relaxed)].state, memory_order_acquire) != CRYPT_DONE)
 			return false;
 	}
 	return true;

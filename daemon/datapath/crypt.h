@@ -27,6 +27,7 @@
 #ifndef WGD_CRYPT_H
 #define WGD_CRYPT_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -96,7 +97,8 @@ struct crypt_queue {
 	unsigned int penalty;		/* the next stall's backoff, halved by each join without one */
 	bool stalled;			/* a wait for a worker stalled since the last join */
 	bool workers;			/* jobs are handed out, else run at once */
-	unsigned int ring;		/* slots in use: CRYPT_RING, or CRYPT_RING_ONE without workers */
+	/* slots in use: CRYPT_RING, or CRYPT_RING_ONE without workers; changed at a join only */
+	_Atomic unsigned int ring;
 };
 
 void crypt_init(struct crypt_queue *q);
@@ -109,7 +111,8 @@ void crypt_workers(struct crypt_queue *q, const struct device_io *io, bool on, s
 /* The job numbered seq (crypt_seq()). */
 static inline struct crypt_job *crypt_job_at(struct crypt_queue *q, uint32_t seq)
 {
-	return &q->job[seq % q->ring];
+	/* a worker may read it stale: then it finds no job ready where it looks, or a ready one, which is as good */
+	return &q->job[seq % atomic_load_explicit(&q->ring, memory_order_relaxed)];
 }
 
 /* Jobs that may be published before crypt_slot() must join. */

@@ -360,6 +360,9 @@ static void gso_l4_csum(uint8_t *out, const struct gso_split *s, size_t seg_len,
 
 unsigned int gso_split_count(const struct gso_split *s)
 {
+	/* a split gso_split_init() refused is all zeros: no segment */
+	if (!s->seg)
+		return 0;
 	return (unsigned int)((s->len - s->hdr_len + s->seg - 1) / s->seg);
 }
 
