@@ -4,10 +4,12 @@
 
 #include <stdbool.h>
 
+#include "crypto/util.h"
+
 /*
  * A few known answers per primitive, run once at start-up (as the kernel
  * module does at load); false if any primitive gives a wrong answer.
  */
-bool crypto_selftest(void);
+WGD_COLD bool crypto_selftest(void);
 
 #endif

@@ -23,7 +23,14 @@
  * unlikely.  Never on a function that runs per packet or per batch
  * (doc/performance.md, "Footprint: cold code for size").
  */
+#if defined(WGD_MIPS16) && defined(__mips__)
+/* ... and, where the build puts the cold code in MIPS16e (meson.build,
+ * -Dmips16), in that instruction set too.  An attribute, unlike the cold
+ * libraries' -mips16, outlives link-time optimisation. */
+#define WGD_COLD __attribute__((cold, mips16))
+#else
 #define WGD_COLD __attribute__((cold))
+#endif
 
 /* The struct of type that embeds member at ptr (handles embedded in their owner). */
 #define container_of(ptr, type, member) \

@@ -12,6 +12,8 @@
 
 #include <stdbool.h>
 
+#include "crypto/util.h"
+
 enum log_level {
 	LOG_LEVEL_SILENT = 0,
 	LOG_LEVEL_ERROR = 1,
@@ -20,11 +22,11 @@ enum log_level {
 };
 
 /* "silent", "error", "verbose", "debug" (and "info" = verbose); -1 if unknown. */
-int log_parse_level(const char *name);
+WGD_COLD int log_parse_level(const char *name);
 
 /* ident names the interface in every line; syslog when !to_stderr. */
-void log_init(const char *ident, enum log_level level, bool to_stderr);
-void log_clear(void);
+WGD_COLD void log_init(const char *ident, enum log_level level, bool to_stderr);
+WGD_COLD void log_clear(void);
 
 bool log_enabled(enum log_level level);
 

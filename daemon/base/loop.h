@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "crypto/util.h"
 #include "daemon/base/clock.h"
 
 
@@ -45,8 +46,8 @@ struct loop {
 };
 
 /* Both return 0 or -errno. */
-int loop_init(struct loop *l);
-void loop_clear(struct loop *l);
+WGD_COLD int loop_init(struct loop *l);
+WGD_COLD void loop_clear(struct loop *l);
 
 WGD_OUT_OF_LINE int loop_add(struct loop *l, struct loop_fd *h, int fd, uint32_t events,
 	     void (*cb)(struct loop_fd *h, uint32_t revents));

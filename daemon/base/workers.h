@@ -21,6 +21,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "crypto/util.h"
+
 #define WORKERS_MAX 63
 
 struct workers {
@@ -50,14 +52,14 @@ struct workers {
  * doc/performance.md, "Threads").
  */
 #define WORKERS_SPIN_NS 20000ull
-int workers_start(struct workers *w, unsigned int n, bool (*work)(void *ctx), bool (*pending)(void *ctx),
-		  void *ctx, uint64_t spin_ns);
+WGD_COLD int workers_start(struct workers *w, unsigned int n, bool (*work)(void *ctx), bool (*pending)(void *ctx),
+			   void *ctx, uint64_t spin_ns);
 /* A job was published: wake a sleeping worker, if any. */
 void workers_kick(struct workers *w);
 /*
  * Stops and joins the threads (each finishes the job it holds); returns how
  * many jobs they ran in all.
  */
-unsigned long workers_stop(struct workers *w);
+WGD_COLD unsigned long workers_stop(struct workers *w);
 
 #endif

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "crypto/util.h"
 #include "daemon/base/loop.h"
 #include "daemon/config/config.h"
 #include "daemon/control/control.h"
@@ -24,15 +25,15 @@
 struct host;
 
 /* A host for the TUN device named name, its device empty; NULL on failure. */
-struct host *host_create(const char *name);
+WGD_COLD struct host *host_create(const char *name);
 /* Frees a host that was never started. */
-void host_destroy(struct host *h);
+WGD_COLD void host_destroy(struct host *h);
 /*
  * Takes ownership of the TUN device and the control socket and sets up
  * everything else.  0 or -errno with a message in err; on failure the
  * caller still owns tun and control.
  */
-int host_start(struct host *h, struct tun *tun, struct control *control, char *err, size_t errlen);
+WGD_COLD int host_start(struct host *h, struct tun *tun, struct control *control, char *err, size_t errlen);
 /*
  * The data path's cryptography on threads threads in all (the caller's and
  * threads - 1 workers, datapath/crypt.h; 1: none), each spinning spin_ns
@@ -40,11 +41,11 @@ int host_start(struct host *h, struct tun *tun, struct control *control, char *e
  * drop: the workers hold what the process holds then.  0 or -errno (the
  * device then stays on one thread).
  */
-int host_start_workers(struct host *h, unsigned int threads, uint64_t spin_ns);
+WGD_COLD int host_start_workers(struct host *h, unsigned int threads, uint64_t spin_ns);
 /* Runs until a signal, the control socket's deletion or the link's. */
-int host_run(struct host *h);
+WGD_COLD int host_run(struct host *h);
 /* Tears everything down in reverse, wipes every key, frees h. */
-void host_stop(struct host *h);
+WGD_COLD void host_stop(struct host *h);
 
 /*
  * For the code around a started host (the configuration file's bring-up,
@@ -54,8 +55,8 @@ void host_stop(struct host *h);
  * logged and ignored).
  */
 struct loop *host_loop(struct host *h);
-int host_config_apply(struct host *h, const struct config_device *cfg);
-int host_config_read(struct host *h, struct config_device *out);
+WGD_COLD int host_config_apply(struct host *h, const struct config_device *cfg);
+WGD_COLD int host_config_read(struct host *h, struct config_device *out);
 int host_ifindex(const struct host *h);
 const char *host_ifname(const struct host *h);
 void host_set_reload(struct host *h, void (*reload)(void *ctx), void *ctx);

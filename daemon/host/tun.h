@@ -17,6 +17,8 @@
 #include <sys/uio.h>
 #include <sys/types.h>
 
+#include "crypto/util.h"
+
 struct tun {
 	int fd;
 	int ifindex;
@@ -28,8 +30,8 @@ struct tun {
 #define TUN_HEADROOM 10
 
 /* Creates (or attaches to) the interface; 0 or -errno. */
-int tun_open(struct tun *t, const char *name);
-void tun_close(struct tun *t);
+WGD_COLD int tun_open(struct tun *t, const char *name);
+WGD_COLD void tun_close(struct tun *t);
 
 /*
  * One packet into buf (with its virtio_net_hdr first if vnet_hdr): its

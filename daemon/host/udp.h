@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "crypto/util.h"
 #include "daemon/datapath/endpoint.h"
 
 
@@ -29,10 +30,10 @@ struct udp {
 };
 
 /* Opens and binds both sockets on port (0 = random); 0 or -errno. */
-int udp_open(struct udp *u, uint16_t port, uint32_t fwmark);
-void udp_close(struct udp *u);
+WGD_COLD int udp_open(struct udp *u, uint16_t port, uint32_t fwmark);
+WGD_COLD void udp_close(struct udp *u);
 /* SO_MARK on both sockets (0 clears it); 0 or -errno. */
-int udp_set_fwmark(struct udp *u, uint32_t fwmark);
+WGD_COLD int udp_set_fwmark(struct udp *u, uint32_t fwmark);
 
 /*
  * Receives up to n datagrams from the socket of one family into msgs[i].data
