@@ -320,19 +320,6 @@ static void report(int fd, const char *msg)
 		log_error("%s", msg);
 }
 
-static void detach_stdio(void)
-{
-	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-	if (fd < 0)
-		return;
-	dup2(fd, STDIN_FILENO);
-	dup2(fd, STDOUT_FILENO);
-	dup2(fd, STDERR_FILENO);
-	if (fd > STDERR_FILENO)
-		close(fd);
-}
-
 /*
  * The privileged monitor, started before anything is served: it reads the
  * file (its hooks and DNS), writes the pid file, and does what needs root.
@@ -408,7 +395,7 @@ static int serve(const struct options *o, struct host *host, struct tun *tun,
 	notify_state("READY=1");
 	privsep_ready(report_fd >= 0);
 	if (report_fd >= 0)
-		detach_stdio();
+		privsep_detach_stdio();
 	ret = host_run(host);
 	notify_state("STOPPING=1");
 	goto stop;

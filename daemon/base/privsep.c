@@ -181,6 +181,19 @@ int privsep_read_text(int fd, size_t max, char **text, size_t *len)
 	return 0;
 }
 
+void privsep_detach_stdio(void)
+{
+	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	dup2(fd, STDIN_FILENO);
+	dup2(fd, STDOUT_FILENO);
+	dup2(fd, STDERR_FILENO);
+	if (fd > STDERR_FILENO)
+		close(fd);
+}
+
 /* ---- the sync channel ---- */
 
 /* The monitor does not answer: nothing more is asked of it. */

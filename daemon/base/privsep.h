@@ -97,6 +97,10 @@ int privsep_send(int fd, const void *msg, size_t len, int pass);
  */
 ssize_t privsep_recv(int fd, void *msg, size_t len, int *got, int flags);
 
+/* Standard input, output and error to /dev/null: the daemon once it has
+ * reported that it is up in the background, and the monitor with it. */
+void privsep_detach_stdio(void);
+
 /* A memfd holding len bytes of text, at offset 0; -errno. */
 int privsep_memfd(const char *text, size_t len);
 /* The whole of fd from offset 0, at most max bytes (-EFBIG beyond) into a

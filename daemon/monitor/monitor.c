@@ -71,20 +71,6 @@ static int monitor_setup(struct monitor *m, const struct privsep_setup *s, char 
 	return 0;
 }
 
-/* READY: with the daemon detached, the monitor (and its jobs) too. */
-static void monitor_detach(void)
-{
-	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-	if (fd < 0)
-		return;
-	dup2(fd, STDIN_FILENO);
-	dup2(fd, STDOUT_FILENO);
-	dup2(fd, STDERR_FILENO);
-	if (fd > STDERR_FILENO)
-		close(fd);
-}
-
 /* One sync request; -errno only when the channel failed. */
 static int monitor_sync(struct monitor *m, const struct privsep_req *req, int fd)
 {
@@ -94,8 +80,9 @@ static int monitor_sync(struct monitor *m, const struct privsep_req *req, int fd
 	switch (req->type) {
 	case PRIVSEP_READY:
 		m->ready = true;
+		/* with the daemon detached, the monitor (and its jobs) too */
 		if (req->arg[0])
-			monitor_detach();
+			privsep_detach_stdio();
 		break;
 	case PRIVSEP_READ_CONFIG:
 		status = m->config_path[0] ? monitor_read_config(m, &out, err, sizeof(err)) : -EPERM;

@@ -6,7 +6,10 @@
 # TUN link is deleted (wg-quick down relies on that).  Each time the process
 # must be gone within 5 s, with its socket file and its link.  Started the
 # ordinary way (no -f), which must return only once the control socket
-# answers; in the foreground, the exit status on a signal must be 0.
+# answers; in the foreground, the exit status on a signal must be 0.  In the
+# background the daemon, and wgd's privileged monitor with it, keep nothing
+# of the terminal it was started from: standard input, output and error are
+# /dev/null once it is up.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -45,7 +48,25 @@ ended() {
 	nt_ok "$1: process, socket file and link gone"
 }
 
+# detached PID: fds 0, 1 and 2 of PID and of its children are /dev/null.
+detached() {
+	local p fd pids
+	pids="$1 $(cat /proc/"$1"/task/*/children 2>/dev/null)"
+	for p in $pids; do
+		for fd in 0 1 2; do
+			[ "$(readlink "/proc/$p/fd/$fd")" = /dev/null ] || return 1
+		done
+	done
+}
+
 start bg
+if ! nt_until 2 detached "$PID"; then
+	for p in $PID $(cat /proc/"$PID"/task/*/children 2>/dev/null); do
+		nt_log "$p ($(tr '\0' ' ' </proc/"$p"/cmdline)): 0 $(readlink /proc/"$p"/fd/0), 1 $(readlink /proc/"$p"/fd/1), 2 $(readlink /proc/"$p"/fd/2)"
+	done
+	nt_fail "in the background, $ROLE $IFC keeps the launcher's standard streams"
+fi
+nt_ok "in the background, $ROLE $IFC and its children have /dev/null for fds 0, 1 and 2 ($(cat /proc/"$PID"/task/*/children 2>/dev/null | wc -w) children)"
 HOW="SIGTERM"
 kill -TERM "$PID"
 ended "$HOW"
