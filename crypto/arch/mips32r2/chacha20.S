@@ -149,6 +149,8 @@
 #define KS_MEM(x, i)	lw T, 4 * (i)(STATE); addu x, x, T; KS_SWAP(x); sw x, BUF + 4 * (i)(SP)
 
 	.text
+	/* MIPS32r2 code, also where the build compiles C in MIPS16e (-mips16) */
+	.set	nomips16
 	.set	noreorder
 	.set	noat
 	.set	nomacro

@@ -61,6 +61,8 @@
  * dynamic symbol for them in the executable (PIE).
  */
 	.text
+	/* MIPS32r2 code, also where the build compiles C in MIPS16e (-mips16) */
+	.set	nomips16
 	.set	noreorder
 	.set	noat
 	.set	nomacro

@@ -94,6 +94,8 @@
 #endif
 
 	.text
+	/* MIPS32r2 code, also where the build compiles C in MIPS16e (-mips16) */
+	.set	nomips16
 	.set	noreorder
 	.set	noat
 	.set	nomacro
