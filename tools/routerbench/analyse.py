@@ -30,9 +30,10 @@ instructions per byte beyond plain TCP, emulated throughput, peak RSS.
 plausible: beyond plain TCP, the kernel's WireGuard runs its crypto in its
 modules (10-60 instructions per byte there, under 3 in user space) and wgd
 in user space (10-80 there, under 3 in the WireGuard modules), in both
-directions; each further round costs each tunnel at least 10 instructions
-per byte beyond plain TCP; and wgd's peak RSS is known; wgd-tN's split as
-wgd's.
+directions; each tunnel costs at least 10 instructions per byte beyond
+plain TCP; and wgd's peak RSS is known; wgd-tN's split as wgd's.  Each
+figure is judged in the median over the rounds: the counts cover the whole
+guest, and a window that its background work falls into moves one round.
 """
 
 import bisect
@@ -291,9 +292,14 @@ def print_rounds(d, nbytes, direction, title, rounds, syms):
         print("| %d | %.2f | %.2f | %.2fx | %.1f | %.1f | %.1f / %.1f |" % (k, kern, wgd, ratio, tw, ur, mk, mw))
     print("| median | %.2f | %.2f | %.2fx | %.1f | %.1f | %.1f / %.1f |" % tuple(
         median([row[i] for row in rows]) for i in range(1, 8)))
-    # each tunnel costs its crypto beyond plain TCP, in every round
-    return ["%s, round %d: the kernel's WireGuard %.2f, wgd %.2f instructions/byte beyond plain TCP" %
-            (title, row[0], row[1], row[2]) for row in rows if not (row[1] >= 10 and row[2] >= 10)]
+    # each tunnel costs its crypto beyond plain TCP, in the median round: a
+    # window the guest's own background work fell into (one plain round
+    # once counted 4x its usual, and both tunnels came out below zero) moves
+    # one round, not the median of three
+    kern, wgd = median([row[1] for row in rows]), median([row[2] for row in rows])
+    return [] if kern >= 10 and wgd >= 10 else [
+        "%s, median of %d rounds: the kernel's WireGuard %.2f, wgd %.2f instructions/byte beyond plain TCP" %
+        (title, rounds, kern, wgd)]
 
 
 def read_hwm(d, mode, k):
@@ -326,8 +332,8 @@ def print_threads(d, nbytes, direction, title, rounds, syms, mode):
     print("| median | %.2f | %.2f | %.3fx | %.1f | %.1f | %.2fx |" % med)
     print("%s: wgd on %d threads costs %.3fx the instructions per byte of one thread (median): %s" % (
         title, n, med[2], "within issue 22's 1.05x" if med[2] <= 1.05 else "OVER issue 22's 1.05x"))
-    return ["%s, %s round %d: %.2f instructions/byte beyond plain TCP" % (title, mode, row[0], row[2])
-            for row in rows if row[2] < 10]
+    return [] if med[1] >= 10 else ["%s, %s, median of %d rounds: %.2f instructions/byte beyond plain TCP" % (
+        title, mode, rounds, med[1])]
 
 
 def main():
@@ -373,6 +379,7 @@ def main():
         for mode in tmodes:
             bad += print_threads(d, nbytes, direction, title, rounds, syms, mode)
         runs = load_round(d, direction, 1, syms)
+        later = [load_round(d, direction, k, syms) for k in range(2, rounds + 1)]
         print("\n%s (iperf3 -n %d in the guest%s): guest instructions per byte of TCP payload" %
               (title, nbytes, "" if direction == "send" else " -R"))
         print("| | total | user | kernel | WireGuard modules | other modules | ratio to the kernel's | Mbit/s (emulated) |")
@@ -392,11 +399,14 @@ def main():
             else:
                 ratio = "%.2fx" % (tot / ref)
             print("| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %s | %.1f |" % (label, tot, *cols, ratio, r[3]))
-            # the crypto's place: the modules for the kernel, user space for wgd
+            # the crypto's place: the modules for the kernel, user space for
+            # wgd; in the median over the rounds, as above
             home, away = (2, 0) if mode == "kernel" else (0, 2)
-            if not 10 <= cols[home] <= (60 if mode == "kernel" else 80) or cols[away] > 3:
-                bad.append("%s, %s: %s %.2f and %s %.2f instructions/byte beyond plain TCP" % (
-                    title, label, COLUMNS[home], cols[home], COLUMNS[away], cols[away]))
+            each = [cols] + [[(e[mode][2][c] - e["plain"][2][c]) / nbytes for c in COLUMNS] for e in later]
+            mhome, maway = median([c[home] for c in each]), median([c[away] for c in each])
+            if not 10 <= mhome <= (60 if mode == "kernel" else 80) or maway > 3:
+                bad.append("%s, %s (median of %d rounds): %s %.2f and %s %.2f instructions/byte beyond plain TCP" % (
+                    title, label, rounds, COLUMNS[home], mhome, COLUMNS[away], maway))
         if not detail:
             continue
         fk = per_function(runs["kernel"][1], syms)
