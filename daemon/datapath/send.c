@@ -420,9 +420,11 @@ static void send_packet(struct device *d, size_t len, uint64_t now)
 /*
  * The oversize path: routes, seals and sends the packet of len bytes at
  * d->tx_large.buf + MESSAGE_DATA_HEADER_LEN on its own, after the batch
- * sealed before it, with the accounting of send_flush().
+ * sealed before it, with the accounting of send_flush().  `answer`: an
+ * ICMP error answers it if it has no route (a super-packet's later
+ * segments are not answered again).
  */
-static void send_large(struct device *d, size_t len, uint64_t now)
+static void send_large(struct device *d, size_t len, bool answer, uint64_t now)
 {
 	uint8_t *buf = d->tx_large.buf;
 	struct udp_msg msg;
@@ -434,7 +436,7 @@ static void send_large(struct device *d, size_t len, uint64_t now)
 		d->stats.tx_bad_packet++;
 		return;
 	}
-	p = send_route(d, buf + MESSAGE_DATA_HEADER_LEN, len, true, now);
+	p = send_route(d, buf + MESSAGE_DATA_HEADER_LEN, len, answer, now);
 	if (!p)
 		return;
 	send_flush(d, now, true);
@@ -459,7 +461,7 @@ static void send_copy(struct device *d, const uint8_t *pkt, size_t len, uint64_t
 		return;
 	}
 	memcpy(d->tx_large.buf + MESSAGE_DATA_HEADER_LEN, pkt, len);
-	send_large(d, len, now);
+	send_large(d, len, true, now);
 }
 
 /*
@@ -473,8 +475,8 @@ static unsigned int send_super_large(struct device *d, struct gso_split *split, 
 
 	while ((seg = gso_split_next(split, d->tx_large.buf + MESSAGE_DATA_HEADER_LEN,
 				     PACKET_MAX_INNER_LARGE))) {
-		count++;
-		send_large(d, seg, now);
+		/* one error answers the whole super-packet, as below */
+		send_large(d, seg, ++count == 1, now);
 	}
 	if (split->off < split->len)
 		d->stats.tx_bad_packet++;	/* a segment larger than a datagram */
@@ -599,7 +601,7 @@ unsigned int device_tx_packet(struct device *d, size_t len, uint64_t now)
 			       d->tx_large.buf + MESSAGE_DATA_HEADER_LEN, len);
 		send_packet(d, len, now);
 	} else {
-		send_large(d, len, now);	/* drops one that was cut */
+		send_large(d, len, true, now);	/* drops one that was cut */
 	}
 	device_deadline_commit(d);
 	return work;

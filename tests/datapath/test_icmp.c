@@ -10,12 +10,14 @@
  * 4443 §2.4(e) forbid (a table); and no more than the limit lets through.
  */
 #include <arpa/inet.h>
+#include <linux/virtio_net.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "crypto/x25519.h"
 #include "daemon/base/log.h"
+#include "daemon/datapath/gso.h"
 #include "daemon/datapath/icmp.h"
 #include "tests/core/coretest.h"
 #include "tests/datapath/simnet.h"
@@ -308,6 +310,56 @@ static void test_rate_limit(void)
 	sim_clear(&n);
 }
 
+/*
+ * A TCP super-packet (virtio_net_hdr, TSO) to an address no peer covers is
+ * one packet to its sender: one error answers it, whatever the number of
+ * segments, on the path of segments that fit a slot and on the oversize
+ * path of segments larger than one (jumbo MTU); every segment is counted.
+ */
+static void test_super_packet(void)
+{
+	static const uint16_t gso_sizes[] = { 1000, 3000 };	/* the slot path, the oversize path */
+	struct sim_net n;
+	struct sim_dev *a, *b, *c;
+	uint8_t pkt[GSO_VNET_HDR_LEN + 40 + 9000], me4[4], *ip = pkt + GSO_VNET_HDR_LEN, *buf;
+	unsigned long before, routes;
+	size_t len, size;
+	uint16_t v;
+	unsigned int i;
+
+	setup(&n, &a, &b, &c, 4);
+	device_set_offloads(a->dev, true, false);
+	be32_put(me4, a->inner);
+	for (i = 0; i < sizeof(gso_sizes) / sizeof(gso_sizes[0]); i++) {
+		len = v4(ip, sizeof(pkt) - GSO_VNET_HDR_LEN, me4, nobody4, 6, 0x4000);
+		ip[32] = 0x50;	/* TCP, a 20-byte header */
+		memset(pkt, 0, GSO_VNET_HDR_LEN);
+		pkt[0] = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+		pkt[1] = VIRTIO_NET_HDR_GSO_TCPV4;
+		v = 40;
+		memcpy(pkt + 2, &v, 2);	/* host byte order, as TUN has it */
+		memcpy(pkt + 4, &gso_sizes[i], 2);
+		v = 20;
+		memcpy(pkt + 6, &v, 2);
+		v = 16;
+		memcpy(pkt + 8, &v, 2);
+		before = a->tun_packets;
+		routes = a->dev->stats.tx_no_route;
+		buf = device_tx_buffer(a->dev, &size);
+		CHECK(GSO_VNET_HDR_LEN + len <= size);
+		memcpy(buf, pkt, GSO_VNET_HDR_LEN + len);
+		device_tx_packet(a->dev, GSO_VNET_HDR_LEN + len, n.now);
+		device_tx_flush(a->dev, n.now);
+		tu_check(a->tun_packets - before == 1, "segments of %u bytes: %lu errors for one super-packet",
+			 gso_sizes[i], a->tun_packets - before);
+		tu_check(a->dev->stats.tx_no_route - routes == (9000ul + gso_sizes[i] - 1) / gso_sizes[i],
+			 "segments of %u bytes: %lu counted without a route", gso_sizes[i],
+			 a->dev->stats.tx_no_route - routes);
+		CHECK(a->last_len > 28 && a->last[20] == 3 && a->last[21] == 1 && !memcmp(a->last + 12, nobody4, 4));
+	}
+	sim_clear(&n);
+}
+
 int main(void)
 {
 	log_init("test_icmp", getenv("WGD_TEST_LOG") ? LOG_LEVEL_DEBUG : LOG_LEVEL_ERROR, true);
@@ -316,6 +368,7 @@ int main(void)
 	test_errors();
 	test_rules();
 	test_rate_limit();
+	test_super_packet();
 	log_clear();
 	return ct_exit("icmp");
 }
