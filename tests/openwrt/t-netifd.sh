@@ -74,6 +74,20 @@ committed_key() {
 uid_of() { awk -F: -v u="$1" '$1 == u { print $3 }' /etc/passwd; }
 # "real effective saved fs" uids of process $1
 uids() { awk '/^Uid:/ { print $2, $3, $4, $5 }' "/proc/$1/status"; }
+# Every thread of wgd $1: CAP_NET_ADMIN alone in its permitted, effective
+# and bounding sets, nothing inheritable or ambient, no new privileges
+# (capabilities are per thread: a worker could keep what the owner dropped).
+net_admin_only() {
+	local t n=0
+	for t in /proc/"$1"/task/*; do
+		awk '/^Cap(Prm|Eff|Bnd):/ && $2 != "0000000000001000" { bad = 1 }
+			/^Cap(Inh|Amb):/ && $2 != "0000000000000000" { bad = 1 }
+			/^NoNewPrivs:/ && $2 != 1 { bad = 1 }
+			END { exit bad }' "$t/status" || return 1
+		n=$((n + 1))
+	done
+	[ "$n" -gt 0 ]
+}
 
 # A local user's trap: /tmp/wgd and a 0666 file for each interface, made by
 # nobody before netifd starts.  The handler must neither write nor remove
@@ -160,6 +174,7 @@ check "... sealing and opening on 2 threads (one worker)" is "[ \"\$(workers $PI
 check "wgg (no threads option): wgd -f wgg, no worker" waitfor \
 	'[ -n "$(wgd_pid wgg)" ] && [ "$(cmdline $(wgd_pid wgg))" = "/usr/sbin/wgd -f wgg " ] && [ "$(workers $(wgd_pid wgg))" = 0 ]' 50
 check "wgd runs as the user wgd (uid $WGD_UID), not root" is "[ \"\$(uids $PID1)\" = '$WGD_UID $WGD_UID $WGD_UID $WGD_UID' ]"
+check "... each of its threads with cap_net_admin alone (CapPrm, CapEff, CapBnd), no new privileges" is "net_admin_only $PID1"
 check "private_key: wgo's public key" is "[ \"\$(wgctl show wgo public-key)\" = '$PUB_R' ]"
 check "listen_port 51900"               is '[ "$(dump_field wgo interface 3)" = 51900 ]'
 check "fwmark 0x4d2"                    is '[ "$(dump_field wgo interface 4)" = 0x4d2 ]'
@@ -343,7 +358,7 @@ ubus call network.interface.wgl up
 check "wgl up with listen_port 853" waitfor '[ "$(ifup_state wgl)" = True ] && [ "$(dump_field wgl interface 3)" = 853 ]' 75
 # Set after the drop: its privileged monitor binds the port (wgd(8), PRIVILEGES).
 check "... its wgd runs as the user wgd with cap_net_admin alone" is \
-	"[ \"\$(uids \$(wgd_pid wgl))\" = '$WGD_UID $WGD_UID $WGD_UID $WGD_UID' ] && grep -q '^CapBnd:.*0000000000001000' /proc/\$(wgd_pid wgl)/status"
+	"[ \"\$(uids \$(wgd_pid wgl))\" = '$WGD_UID $WGD_UID $WGD_UID $WGD_UID' ] && net_admin_only \$(wgd_pid wgl)"
 check "... and owns port 853" is "ss -uanpH 'sport = :853' | grep -q \"pid=\$(wgd_pid wgl),\""
 PIDL=$(wgd_pid wgl)
 uci set network.wgl.listen_port=443
