@@ -44,6 +44,16 @@
 #define SIM_MAGIC 0x77676473u			/* "wgds": our inner packets */
 #define SIM_PAYLOAD_MIN 14			/* magic, id, source, destination */
 #define SIM_ICMP_RING (ICMP_BURST + ICMP_RATE + 1)	/* a second of errors at the limit, and more */
+/*
+ * No keepalive storm: at most SIM_KEEPALIVES keepalives from one device to
+ * one peer in any second.  What may send one (WP §6.5, doc/protocol.md §8):
+ * the persistent keepalive (an interval of 1 s at least), the passive one
+ * (10 s after unanswered data), the initiator's confirmation of a new
+ * session (handshakes 5 s apart), and a configuration event (the interval
+ * set, the link up): the workload's events come 0.1 s apart or more, so
+ * four in a second are already rare, and eight are a timer gone wrong.
+ */
+#define SIM_KEEPALIVES 8
 #define JITTER_MAX_NS (REKEY_TIMEOUT_JITTER_MAX_MS * WG_NSEC_PER_MSEC)
 /*
  * After a pair becomes reachable again (a partition healed, a wake-up, a
@@ -149,6 +159,9 @@ struct world {
 	/* the ICMP errors each device wrote back, the newest SIM_ICMP_RING times */
 	uint64_t icmp_at[SIM_MAX_DEVS][SIM_ICMP_RING];
 	unsigned long icmp_n[SIM_MAX_DEVS];
+	/* the keepalives each device sent to each peer, the newest SIM_KEEPALIVES times */
+	uint64_t keepalive_at[SIM_MAX_DEVS][SIM_MAX_DEVS][SIM_KEEPALIVES];
+	unsigned long keepalive_n[SIM_MAX_DEVS][SIM_MAX_DEVS];
 
 	/* figures */
 	unsigned long delivered, initiations, handshakes, recoveries, replays, unreachables;
@@ -343,6 +356,18 @@ static void response_record(unsigned int responder, uint32_t sender, uint32_t re
 						     .responder = (uint8_t)responder };
 }
 
+/* A keepalive from a to b: SIM_KEEPALIVES + 1 in a row take a second at least. */
+static void check_keepalive_rate(unsigned int a, unsigned int b)
+{
+	unsigned long n = W.keepalive_n[a][b]++;
+	uint64_t *ring = W.keepalive_at[a][b], first = ring[n % SIM_KEEPALIVES];
+
+	if (n >= SIM_KEEPALIVES && W.net.now - first < SIM_S(1))
+		sim_fail("dev%u sent %d keepalives to dev%u in %.6f s (a storm: at most %d a second)", a,
+			 SIM_KEEPALIVES + 1, b, secs(W.net.now - first), SIM_KEEPALIVES);
+	ring[n % SIM_KEEPALIVES] = W.net.now;
+}
+
 /*
  * A data message sealed by `from`: its (key, nonce) pair is new; the
  * keypair exists and is younger than REJECT_AFTER_TIME; a responder's
@@ -376,6 +401,8 @@ static void check_data_sent(struct sim_dev *from, const struct udp_msg *m)
 	if (!nonce_insert(&nonce))
 		sim_fail("nonce reuse: dev%u sealed counter %llu for receiver index %08x (dev%u) twice",
 			 from->id, (unsigned long long)counter, idx, to);
+	if (m->len == MESSAGE_DATA_MIN_LEN && to < SIM_MAX_DEVS)
+		check_keepalive_rate(from->id, to);
 	age = W.net.now - kp->birth;
 	/* WP §6.1: nothing is sent on a keypair older than Reject-After-Time. */
 	if (age >= SIM_S(REJECT_AFTER_TIME))
