@@ -86,6 +86,7 @@ static void test_base64(void)
 	static const char *const vec[] = { K1, K2, K3, K4 };
 	uint8_t k[CONFIG_KEY_LEN], back[CONFIG_KEY_LEN];
 	char b64[45], ref[45];
+	struct tu_rng rng;
 
 	for (unsigned int w = 1; w <= 4; w++) {
 		key_bytes(k, w);
@@ -95,10 +96,9 @@ static void test_base64(void)
 		      "decode K%u", w);
 	}
 	/* Random keys against the naive encoder, and back. */
-	srand(1);
+	tu_rng_seed(&rng, 1);
 	for (int t = 0; t < 2000; t++) {
-		for (int i = 0; i < CONFIG_KEY_LEN; i++)
-			k[i] = (uint8_t)rand();
+		tu_rng_fill(&rng, k, CONFIG_KEY_LEN);
 		conffile_key_to_base64(b64, k);
 		naive_b64(ref, k);
 		check(strcmp(b64, ref) == 0, "random key %d: %s vs %s", t, b64, ref);
