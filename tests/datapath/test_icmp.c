@@ -322,7 +322,8 @@ static void test_super_packet(void)
 	struct sim_net n;
 	struct sim_dev *a, *b, *c;
 	uint8_t pkt[GSO_VNET_HDR_LEN + 40 + 9000], me4[4], *ip = pkt + GSO_VNET_HDR_LEN, *buf;
-	unsigned long before, routes;
+	unsigned long before;
+	uint64_t routes;
 	size_t len, size;
 	uint16_t v;
 	unsigned int i;
@@ -352,9 +353,9 @@ static void test_super_packet(void)
 		device_tx_flush(a->dev, n.now);
 		tu_check(a->tun_packets - before == 1, "segments of %u bytes: %lu errors for one super-packet",
 			 gso_sizes[i], a->tun_packets - before);
-		tu_check(a->dev->stats.tx_no_route - routes == (9000ul + gso_sizes[i] - 1) / gso_sizes[i],
-			 "segments of %u bytes: %lu counted without a route", gso_sizes[i],
-			 a->dev->stats.tx_no_route - routes);
+		tu_check(a->dev->stats.tx_no_route - routes == (9000u + gso_sizes[i] - 1) / gso_sizes[i],
+			 "segments of %u bytes: %llu counted without a route", gso_sizes[i],
+			 (unsigned long long)(a->dev->stats.tx_no_route - routes));
 		CHECK(a->last_len > 28 && a->last[20] == 3 && a->last[21] == 1 && !memcmp(a->last + 12, nobody4, 4));
 	}
 	sim_clear(&n);
